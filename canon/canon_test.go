@@ -1,0 +1,164 @@
+package canon_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/internal/sharedtest"
+)
+
+func TestJCSVectors(t *testing.T) {
+	dir := sharedtest.Dir(t, "jcs", "cyberphone-json-canonicalization", "testdata")
+	inputs, err := filepath.Glob(filepath.Join(dir, "input", "*.json"))
+	if err != nil || len(inputs) != 6 {
+		t.Fatalf("got %d input vectors (err %v), want 6", len(inputs), err)
+	}
+	for _, in := range inputs {
+		name := filepath.Base(in)
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "output", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := canon.Transform(raw)
+			if err != nil {
+				t.Fatalf("Transform: %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+			if err := canon.Check(want); err != nil {
+				t.Fatalf("Check(output) = %v, want nil", err)
+			}
+		})
+	}
+}
+
+func TestJCSNumbers10k(t *testing.T) {
+	path := filepath.Join(sharedtest.Dir(t, "jcs"), "es6_numbers_10k.csv")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) != 10000 {
+		t.Fatalf("got %d lines, want 10000", len(lines))
+	}
+	for i, line := range lines {
+		hexBits, want, ok := strings.Cut(line, ",")
+		if !ok {
+			t.Fatalf("line %d: no comma in %q", i+1, line)
+		}
+		bits, err := strconv.ParseUint(hexBits, 16, 64)
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		f := math.Float64frombits(bits)
+		got, err := canon.Marshal(f)
+		if err != nil {
+			t.Fatalf("line %d: Marshal(%v): %v", i+1, f, err)
+		}
+		if string(got) != want {
+			t.Fatalf("line %d (%s): got %s, want %s", i+1, hexBits, got, want)
+		}
+	}
+}
+
+func TestAppendStringMatchesMarshal(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.String().Draw(t, "s")
+		if rapid.Bool().Draw(t, "bytes") {
+			s = string(rapid.SliceOf(rapid.Byte()).Draw(t, "b"))
+		}
+		want, err := canon.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := canon.AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+}
+
+func TestRequestHashIgnoresVolatileFields(t *testing.T) {
+	a := map[string]any{"agent_name": "INTAKE_AGENT", "run_id": "r1", "parameters": map[string]any{"b": 1, "a": []any{"x", map[string]any{"timestamp": "t1", "k": "v"}}}}
+	b := map[string]any{"parameters": map[string]any{"a": []any{"x", map[string]any{"k": "v", "timestamp": "t2"}}, "b": 1.0}, "agent_name": "INTAKE_AGENT", "run_id": "r2", "started_at": "now"}
+	ha, err := canon.RequestHash(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, err := canon.RequestHash(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ha != hb {
+		t.Fatalf("got %s and %s, want equal hashes", ha, hb)
+	}
+	b["parameters"].(map[string]any)["b"] = 2
+	hc, _ := canon.RequestHash(b)
+	if hc == ha {
+		t.Fatalf("got equal hashes %s for different parameters, want different", hc)
+	}
+}
+
+func TestDigestText(t *testing.T) {
+	d := canon.Sum([]byte("abc"))
+	s := d.String()
+	if s != "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Fatalf("got %s", s)
+	}
+	p, err := canon.ParseDigest(s)
+	if err != nil || p != d {
+		t.Fatalf("got %v %v, want %v", p, err, d)
+	}
+	for _, bad := range []string{"", "sha256:", "sha256:" + strings.Repeat("A", 64), "md5:" + d.Hex(), s + "0", "sha256:" + strings.Repeat("g", 64)} {
+		if _, err := canon.ParseDigest(bad); err == nil {
+			t.Errorf("ParseDigest(%q) = nil error, want error", bad)
+		}
+	}
+	j, _ := json.Marshal(struct{ H canon.Digest }{d})
+	if string(j) != `{"H":"`+s+`"}` {
+		t.Fatalf("got %s", j)
+	}
+}
+
+func FuzzTransform(f *testing.F) {
+	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"a":1e400}`))
+	f.Add([]byte(`[1,2`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		out, err := canon.Transform(raw)
+		if err != nil {
+			return
+		}
+		// Canonical form is a fixed point.
+		again, err := canon.Transform(out)
+		if err != nil {
+			t.Fatalf("canonical output does not parse: %v\n%q", err, out)
+		}
+		if !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent:\n%q\n%q", out, again)
+		}
+	})
+}

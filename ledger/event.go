@@ -1,0 +1,223 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/canon"
+)
+
+// Version is the version of the event envelope.
+const Version = 1
+
+// sigContext separates event signatures from every other use of a key.
+const sigContext = "sanad/event/v1\n"
+
+// Actor is who asserts an event: the agent (or runtime identity), its role,
+// and the id of the key that signed.
+type Actor struct {
+	Agent string `json:"agent"`
+	Role  string `json:"role,omitempty"`
+	Key   string `json:"key"`
+}
+
+// Event is one signed, hash-chained record of a trace. Events are immutable
+// once sealed: a ledger never changes or deletes one.
+type Event struct {
+	V      int                 `json:"v"`
+	Trace  string              `json:"trace"`
+	Seq    uint64              `json:"seq"`
+	Prev   canon.Digest        `json:"prev"`
+	Type   string              `json:"type"`
+	Run    string              `json:"run,omitempty"`
+	Parent string              `json:"parent,omitempty"`
+	Root   string              `json:"root,omitempty"`
+	Actor  Actor               `json:"actor"`
+	Scope  sanad.Scope         `json:"scope"`
+	Time   time.Time           `json:"time"`
+	Body   json.RawMessage     `json:"body"`
+	Refs   []sanad.ArtifactRef `json:"refs,omitempty"`
+	Hash   canon.Digest        `json:"hash"`
+	Sig    []byte              `json:"sig"`
+
+	raw []byte // canonical bytes of the sealed event, hash and sig included
+}
+
+// Canonical returns the canonical JSON of the sealed event, as stored and
+// exported. It must not be modified.
+func (e *Event) Canonical() []byte { return e.raw }
+
+// SigningMessage returns the bytes an event signature covers: a fixed context
+// string followed by the 32 bytes of the event hash.
+func SigningMessage(hash canon.Digest) []byte {
+	msg := make([]byte, 0, len(sigContext)+len(hash))
+	msg = append(msg, sigContext...)
+	return append(msg, hash[:]...)
+}
+
+// computeHash returns the SHA-256 of the canonical JSON of e without its hash
+// and sig fields.
+func (e *Event) computeHash(buf []byte) (canon.Digest, []byte) {
+	buf = e.appendCanonical(buf[:0], false)
+	return canon.Sum(buf), buf
+}
+
+// appendCanonical writes the RFC 8785 form of e. Keys appear in the sorted
+// order JCS requires; the body is already canonical. With sealed false the
+// hash and sig fields are left out (the hash preimage).
+func (e *Event) appendCanonical(b []byte, sealed bool) []byte {
+	b = append(b, `{"actor":{"agent":`...)
+	b = canon.AppendString(b, e.Actor.Agent)
+	b = append(b, `,"key":`...)
+	b = canon.AppendString(b, e.Actor.Key)
+	if e.Actor.Role != "" {
+		b = append(b, `,"role":`...)
+		b = canon.AppendString(b, e.Actor.Role)
+	}
+	b = append(b, `},"body":`...)
+	b = append(b, e.Body...)
+	if sealed {
+		b = append(b, `,"hash":"`...)
+		b = e.Hash.AppendText(b)
+		b = append(b, '"')
+	}
+	if e.Parent != "" {
+		b = append(b, `,"parent":`...)
+		b = canon.AppendString(b, e.Parent)
+	}
+	b = append(b, `,"prev":"`...)
+	b = e.Prev.AppendText(b)
+	b = append(b, '"')
+	if len(e.Refs) > 0 {
+		b = append(b, `,"refs":[`...)
+		for i := range e.Refs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendRef(b, &e.Refs[i])
+		}
+		b = append(b, ']')
+	}
+	if e.Root != "" {
+		b = append(b, `,"root":`...)
+		b = canon.AppendString(b, e.Root)
+	}
+	if e.Run != "" {
+		b = append(b, `,"run":`...)
+		b = canon.AppendString(b, e.Run)
+	}
+	b = append(b, `,"scope":`...)
+	b = appendScope(b, e.Scope)
+	b = append(b, `,"seq":`...)
+	b = strconv.AppendUint(b, e.Seq, 10)
+	if sealed {
+		b = append(b, `,"sig":"`...)
+		b = base64.StdEncoding.AppendEncode(b, e.Sig)
+		b = append(b, '"')
+	}
+	b = append(b, `,"time":"`...)
+	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","trace":`...)
+	b = canon.AppendString(b, e.Trace)
+	b = append(b, `,"type":`...)
+	b = canon.AppendString(b, e.Type)
+	b = append(b, `,"v":`...)
+	b = strconv.AppendInt(b, int64(e.V), 10)
+	return append(b, '}')
+}
+
+func appendScope(b []byte, s sanad.Scope) []byte {
+	b = append(b, '{')
+	if s.Case != "" {
+		b = append(b, `"case":`...)
+		b = canon.AppendString(b, s.Case)
+		b = append(b, ',')
+	}
+	b = append(b, `"tenant":`...)
+	b = canon.AppendString(b, s.Tenant)
+	return append(b, '}')
+}
+
+func appendRef(b []byte, r *sanad.ArtifactRef) []byte {
+	b = append(b, `{"artifact_id":`...)
+	b = canon.AppendString(b, r.ID)
+	if r.CreatedByRun != "" {
+		b = append(b, `,"created_by_run":`...)
+		b = canon.AppendString(b, r.CreatedByRun)
+	}
+	b = append(b, `,"media_type":`...)
+	b = canon.AppendString(b, r.MediaType)
+	b = append(b, `,"scope":`...)
+	b = appendScope(b, r.Scope)
+	b = append(b, `,"sha256":`...)
+	b = canon.AppendString(b, r.SHA256)
+	b = append(b, `,"size_bytes":`...)
+	b = strconv.AppendInt(b, r.SizeBytes, 10)
+	if r.URI != "" {
+		b = append(b, `,"uri":`...)
+		b = canon.AppendString(b, r.URI)
+	}
+	return append(b, '}')
+}
+
+// maxSafeInt is the largest integer JSON numbers carry exactly (2^53).
+const maxSafeInt = 1 << 53
+
+// DecodeError reports bytes that are not a well-formed sanad event.
+type DecodeError struct{ Reason string }
+
+func (e *DecodeError) Error() string { return "ledger: malformed event: " + e.Reason }
+
+// Decode parses the canonical JSON of a sealed event. It is strict: unknown or
+// missing fields, a non-canonical encoding or an impossible value is an
+// error, so that every byte of raw is covered by the event's hash. Decode does
+// not check the hash or the signature; [Verify] does.
+func Decode(raw []byte) (*Event, error) {
+	var e Event
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, &DecodeError{Reason: err.Error()}
+	}
+	if dec.More() {
+		return nil, &DecodeError{Reason: "trailing data after the event"}
+	}
+	if err := e.checkFields(); err != nil {
+		return nil, err
+	}
+	e.raw = e.appendCanonical(make([]byte, 0, len(raw)), true)
+	if !bytes.Equal(e.raw, raw) {
+		return nil, &DecodeError{Reason: "not in canonical form (or has duplicate or missing fields)"}
+	}
+	return &e, nil
+}
+
+func (e *Event) checkFields() error {
+	switch {
+	case e.V != Version:
+		return &DecodeError{Reason: fmt.Sprintf("envelope version %d, want %d", e.V, Version)}
+	case e.Trace == "" || e.Type == "" || e.Actor.Agent == "" || e.Actor.Key == "":
+		return &DecodeError{Reason: "trace, type, actor.agent and actor.key are required"}
+	case e.Seq == 0 || e.Seq >= maxSafeInt:
+		return &DecodeError{Reason: fmt.Sprintf("seq %d out of range", e.Seq)}
+	case e.Scope.Tenant == "":
+		return &DecodeError{Reason: "scope.tenant is required"}
+	case len(e.Body) == 0 || e.Body[0] != '{':
+		return &DecodeError{Reason: "body must be a JSON object"}
+	case len(e.Sig) == 0:
+		return &DecodeError{Reason: "sig is required"}
+	case e.Hash.IsZero():
+		return &DecodeError{Reason: "hash is required"}
+	}
+	for i := range e.Refs {
+		if err := e.Refs[i].Validate(); err != nil || e.Refs[i].SizeBytes >= maxSafeInt {
+			return &DecodeError{Reason: fmt.Sprintf("refs[%d]: %v", i, err)}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,378 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/keyring"
+	"github.com/sanadhq/sanad/tlog"
+)
+
+// Defaults for [Config].
+const (
+	DefaultMaxBatch        = 512
+	DefaultQueueSize       = 8192
+	DefaultRuntimeIdentity = "sanad-runtime"
+	DefaultLogIdentity     = "sanad-log"
+	maxCachedTraces        = 1 << 16
+	maxConflictRetries     = 3
+)
+
+// Keys gives the ledger the signing key of an identity, created on first use
+// if the source allows it. *keyring.Keyring implements it.
+type Keys interface {
+	Key(identity string) (*keyring.Key, error)
+}
+
+// Config configures a [Ledger].
+type Config struct {
+	Store Store
+	Keys  Keys
+	Types *Types
+	// Origin names the log in its checkpoints; it is also the name of the
+	// checkpoint signing key. Required.
+	Origin string
+	// RuntimeIdentity signs what the runtime records (DefaultRuntimeIdentity).
+	RuntimeIdentity string
+	// LogIdentity signs checkpoints (DefaultLogIdentity).
+	LogIdentity string
+	// Now returns the time stamped on events (time.Now).
+	Now func() time.Time
+	// MaxBatch bounds how many appends share one commit (DefaultMaxBatch).
+	MaxBatch int
+	// QueueSize bounds appends waiting for a commit (DefaultQueueSize). A full
+	// queue makes Append wait, within its context's deadline.
+	QueueSize int
+}
+
+var originRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:-]{0,127}$`)
+
+// Validate reports a missing or malformed setting.
+func (c *Config) Validate() error {
+	switch {
+	case c.Store == nil || c.Keys == nil || c.Types == nil:
+		return errors.New("ledger: config needs Store, Keys and Types")
+	case !originRE.MatchString(c.Origin):
+		return fmt.Errorf("ledger: origin %q is not a valid log name", c.Origin)
+	case c.MaxBatch < 0 || c.QueueSize < 0:
+		return errors.New("ledger: MaxBatch and QueueSize must not be negative")
+	}
+	return nil
+}
+
+// Ledger appends signed, hash-chained events to traces and keeps every event
+// hash in one Merkle log. Appends to one trace are serialized; appends to
+// different traces run in parallel and share commits. It is safe for
+// concurrent use.
+type Ledger struct {
+	cfg     Config
+	runtime *keyring.Key
+	log     *keyring.Key
+	prover  tlog.Prover
+
+	tmu    sync.Mutex // guards traces
+	traces map[string]*traceHead
+
+	closeMu sync.RWMutex // guards closed and sends on queue
+	closed  bool
+	queue   chan *pending
+	done    chan struct{}
+
+	cpMu sync.Mutex // serializes checkpoint issuance
+}
+
+type traceHead struct {
+	mu     sync.Mutex // held by the one appender of this trace
+	refs   int        // guarded by Ledger.tmu
+	loaded bool
+	seq    uint64
+	hash   canon.Digest
+}
+
+type pending struct {
+	ev   *Event
+	done chan error
+}
+
+// Open starts a ledger over cfg.Store. Close stops it.
+func Open(cfg Config) (*Ledger, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.RuntimeIdentity == "" {
+		cfg.RuntimeIdentity = DefaultRuntimeIdentity
+	}
+	if cfg.LogIdentity == "" {
+		cfg.LogIdentity = DefaultLogIdentity
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxBatch == 0 {
+		cfg.MaxBatch = DefaultMaxBatch
+	}
+	if cfg.QueueSize == 0 {
+		cfg.QueueSize = DefaultQueueSize
+	}
+	rt, err := cfg.Keys.Key(cfg.RuntimeIdentity)
+	if err != nil {
+		return nil, err
+	}
+	lg, err := cfg.Keys.Key(cfg.LogIdentity)
+	if err != nil {
+		return nil, err
+	}
+	l := &Ledger{
+		cfg:     cfg,
+		runtime: rt,
+		log:     lg,
+		prover:  tlog.Prover{Nodes: cfg.Store},
+		traces:  make(map[string]*traceHead),
+		queue:   make(chan *pending, cfg.QueueSize),
+		done:    make(chan struct{}),
+	}
+	go l.commitLoop()
+	return l, nil
+}
+
+// Close waits for queued appends to commit and stops the ledger. Appends after
+// Close fail.
+func (l *Ledger) Close() error {
+	l.closeMu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.queue)
+	}
+	l.closeMu.Unlock()
+	<-l.done
+	return nil
+}
+
+// Types returns the event types the ledger accepts.
+func (l *Ledger) Types() *Types { return l.cfg.Types }
+
+// Store returns the ledger's store.
+func (l *Ledger) Store() Store { return l.cfg.Store }
+
+// RuntimeIdentity returns the identity whose key signs runtime events.
+func (l *Ledger) RuntimeIdentity() string { return l.cfg.RuntimeIdentity }
+
+// Draft is an event before the ledger sequences, hashes and signs it.
+type Draft struct {
+	Trace  string
+	Type   string
+	Run    string
+	Parent string
+	Root   string
+	// Agent is the identity that signs. Empty means the runtime, which is
+	// required for runtime-signed types.
+	Agent string
+	Role  string
+	Scope sanad.Scope
+	// Body is encoded as canonical JSON; a json.RawMessage is canonicalized.
+	Body any
+	Refs []sanad.ArtifactRef
+}
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// ValidID reports whether s can be a trace or run id.
+func ValidID(s string) bool { return idRE.MatchString(s) }
+
+// Append seals d as the next event of its trace and returns it once it is
+// durable. Invalid drafts fail with INVALID_INPUT before anything is written.
+// The returned event must not be modified.
+func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
+	const op = "ledger.append"
+	ev, key, err := l.prepare(d)
+	if err != nil {
+		return nil, err
+	}
+	h := l.acquire(d.Trace)
+	defer l.release(d.Trace, h)
+	buf := make([]byte, 0, 512+len(ev.Body))
+	for attempt := 0; ; attempt++ {
+		if !h.loaded {
+			seq, hash, err := l.cfg.Store.TraceHead(ctx, d.Trace)
+			if err != nil {
+				return nil, err
+			}
+			h.seq, h.hash, h.loaded = seq, hash, true
+		}
+		ev.Seq = h.seq + 1
+		ev.Prev = h.hash
+		ev.Time = l.cfg.Now().UTC()
+		ev.Hash, buf = ev.computeHash(buf)
+		ev.Sig = key.Sign(SigningMessage(ev.Hash))
+		ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
+		err := l.commit(ctx, ev)
+		if err == nil {
+			h.seq, h.hash = ev.Seq, ev.Hash
+			return ev, nil
+		}
+		h.loaded = false
+		if sanad.ErrorCode(err) != sanad.CodeConflict || attempt >= maxConflictRetries {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, sanad.Wrap(ctx.Err(), sanad.CodeCancelled, op, "append cancelled")
+		}
+	}
+}
+
+// prepare validates d and builds the unsequenced event and its signing key.
+func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
+	const op = "ledger.append"
+	if !ValidID(d.Trace) {
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "trace id %q is not valid", d.Trace)
+	}
+	for _, id := range []string{d.Run, d.Parent, d.Root} {
+		if id != "" && !ValidID(id) {
+			return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "run id %q is not valid", id)
+		}
+	}
+	if err := d.Scope.Validate(); err != nil {
+		return nil, nil, err
+	}
+	def, ok := l.cfg.Types.defs[d.Type]
+	if !ok {
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "event type %q is not declared", d.Type)
+	}
+	agent := d.Agent
+	if agent == "" {
+		agent = l.cfg.RuntimeIdentity
+	}
+	isRuntime := agent == l.cfg.RuntimeIdentity
+	if def.Signer == SignedByRuntime && !isRuntime {
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s is recorded by the runtime, not by %q", d.Type, agent)
+	}
+	if def.Signer == SignedByAgent && isRuntime {
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s must be signed by the acting agent", d.Type)
+	}
+	if agent == l.cfg.LogIdentity {
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "the log key signs only checkpoints")
+	}
+	body, err := encodeBody(d.Body)
+	if err != nil {
+		return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("body of %s: %v", d.Type, err))
+	}
+	if err := l.cfg.Types.ValidateBody(d.Type, body); err != nil {
+		return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
+	}
+	for i := range d.Refs {
+		if err := d.Refs[i].Validate(); err != nil {
+			return nil, nil, err
+		}
+	}
+	key, err := l.cfg.Keys.Key(agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	ev := &Event{
+		V: Version, Trace: d.Trace, Type: d.Type, Run: d.Run, Parent: d.Parent, Root: d.Root,
+		Actor: Actor{Agent: agent, Role: d.Role, Key: key.ID},
+		Scope: d.Scope, Body: body, Refs: append([]sanad.ArtifactRef(nil), d.Refs...),
+	}
+	return ev, key, nil
+}
+
+func encodeBody(v any) (json.RawMessage, error) {
+	if v == nil {
+		return json.RawMessage("{}"), nil
+	}
+	b, err := canon.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, errors.New("body must be a JSON object")
+	}
+	return b, nil
+}
+
+func (l *Ledger) acquire(trace string) *traceHead {
+	l.tmu.Lock()
+	h, ok := l.traces[trace]
+	if !ok {
+		h = &traceHead{}
+		l.traces[trace] = h
+	}
+	h.refs++
+	l.tmu.Unlock()
+	h.mu.Lock()
+	return h
+}
+
+func (l *Ledger) release(trace string, h *traceHead) {
+	h.mu.Unlock()
+	l.tmu.Lock()
+	h.refs--
+	if h.refs == 0 && len(l.traces) > maxCachedTraces {
+		delete(l.traces, trace)
+	}
+	l.tmu.Unlock()
+}
+
+// commit queues ev for the next group commit and waits until it is durable.
+// Once queued, the wait does not end early: the outcome must be known to keep
+// the trace head right.
+func (l *Ledger) commit(ctx context.Context, ev *Event) error {
+	p := &pending{ev: ev, done: make(chan error, 1)}
+	l.closeMu.RLock()
+	if l.closed {
+		l.closeMu.RUnlock()
+		return sanad.Errorf(sanad.CodeUnavailable, "ledger.append", "ledger is closed")
+	}
+	select {
+	case l.queue <- p:
+	case <-ctx.Done():
+		l.closeMu.RUnlock()
+		return sanad.Wrap(ctx.Err(), sanad.CodeTimeout, "ledger.append", "append queue full until the deadline")
+	}
+	l.closeMu.RUnlock()
+	return <-p.done
+}
+
+func (l *Ledger) commitLoop() {
+	defer close(l.done)
+	batch := make([]*pending, 0, l.cfg.MaxBatch)
+	events := make([]*Event, 0, l.cfg.MaxBatch)
+	for p := range l.queue {
+		batch = append(batch[:0], p)
+	fill:
+		for len(batch) < l.cfg.MaxBatch {
+			select {
+			case q, ok := <-l.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, q)
+			default:
+				break fill
+			}
+		}
+		events = events[:0]
+		for _, q := range batch {
+			events = append(events, q.ev)
+		}
+		_, err := l.cfg.Store.AppendEvents(context.Background(), events)
+		if err != nil && len(batch) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
+			// One conflicting event must not fail the others: commit them one by one.
+			for _, q := range batch {
+				_, e := l.cfg.Store.AppendEvents(context.Background(), []*Event{q.ev})
+				q.done <- e
+			}
+			continue
+		}
+		for _, q := range batch {
+			q.done <- err
+		}
+	}
+}

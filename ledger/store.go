@@ -1,0 +1,66 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/tlog"
+)
+
+// Stored is an event as a store keeps it: its position in the log and its
+// canonical bytes.
+type Stored struct {
+	Index uint64 // leaf index in the Merkle log, from 0
+	Raw   []byte
+}
+
+// Appender durably appends events.
+type Appender interface {
+	// AppendEvents stores events in order, all or none, and adds their hashes
+	// to the Merkle log in the same transaction. It returns the leaf index of
+	// the first event; the others follow consecutively. It returns only after
+	// the transaction is durable. If an event's (trace, seq) is taken it returns
+	// an error with code CONFLICT and stores nothing: with seq always one past
+	// the head the appender read, that is enough to keep every chain linear
+	// when several processes append.
+	AppendEvents(ctx context.Context, events []*Event) (first uint64, err error)
+}
+
+// Reader reads stored events.
+type Reader interface {
+	// TraceHead returns the seq and hash of the last event of trace; seq 0 if
+	// the trace has no events.
+	TraceHead(ctx context.Context, trace string) (seq uint64, hash canon.Digest, err error)
+	// ReadTrace calls fn for the events of trace with seq > after, in order.
+	ReadTrace(ctx context.Context, trace string, after uint64, fn func(Stored) error) error
+	// ReadLog calls fn for every event with index >= from, in index order.
+	ReadLog(ctx context.Context, from uint64, fn func(Stored) error) error
+	// EventByHash returns the event with that hash, or NOT_FOUND.
+	EventByHash(ctx context.Context, hash canon.Digest) (Stored, error)
+	// Traces lists trace ids, in order of their first event.
+	Traces(ctx context.Context) ([]string, error)
+}
+
+// TreeStore reads the Merkle log.
+type TreeStore interface {
+	tlog.NodeReader
+	// TreeSize returns the number of leaves in the log.
+	TreeSize(ctx context.Context) (uint64, error)
+}
+
+// CheckpointStore keeps the signed checkpoints the ledger has issued.
+type CheckpointStore interface {
+	// SaveCheckpoint stores a signed checkpoint note for a tree size; saving the
+	// same size twice keeps the first.
+	SaveCheckpoint(ctx context.Context, size uint64, signed []byte) error
+	// Checkpoints returns every stored checkpoint note, in increasing size.
+	Checkpoints(ctx context.Context) ([][]byte, error)
+}
+
+// Store is everything a [Ledger] needs from storage.
+type Store interface {
+	Appender
+	Reader
+	TreeStore
+	CheckpointStore
+}

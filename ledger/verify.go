@@ -1,0 +1,476 @@
+package ledger
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/keyring"
+	"github.com/sanadhq/sanad/tlog"
+	"golang.org/x/mod/sumdb/note"
+)
+
+// VerifyError is the first failure a verification found: where (trace and
+// seq, or leaf index for the log itself) and why.
+type VerifyError struct {
+	Trace  string
+	Seq    uint64
+	Index  int64 // leaf index, or -1 when not known
+	Reason string
+}
+
+func (e *VerifyError) Error() string {
+	switch {
+	case e.Trace != "":
+		return fmt.Sprintf("trace %s seq %d: %s", e.Trace, e.Seq, e.Reason)
+	case e.Index >= 0:
+		return fmt.Sprintf("log leaf %d: %s", e.Index, e.Reason)
+	}
+	return e.Reason
+}
+
+// Is makes every VerifyError match [ErrVerify].
+func (e *VerifyError) Is(target error) bool { return target == ErrVerify }
+
+// ErrVerify matches every verification failure (errors.Is).
+var ErrVerify = errors.New("ledger: verification failed")
+
+// KeyLookup returns the public key registered under a key id.
+type KeyLookup func(keyID string) (keyring.PublicKey, bool)
+
+// KeyMap adapts a map of public keys by id to a [KeyLookup].
+func KeyMap(m map[string]keyring.PublicKey) KeyLookup {
+	return func(id string) (keyring.PublicKey, bool) { k, ok := m[id]; return k, ok }
+}
+
+// Checker verifies events: each one alone ([Checker.CheckEvent]: hash,
+// signature, signer, body schema; safe to call concurrently) and each trace in
+// order ([Checker.Next]: seq, chain, ordering rules; not concurrent).
+type Checker struct {
+	Types           *Types
+	Keys            KeyLookup
+	RuntimeIdentity string
+
+	traces map[string]*chainState
+}
+
+type chainState struct {
+	seq   uint64
+	prev  canon.Digest
+	rules []Rule
+}
+
+// CheckEvent verifies what can be verified of ev alone.
+func (c *Checker) CheckEvent(ev *Event) error {
+	fail := func(format string, args ...any) error {
+		return &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: -1, Reason: fmt.Sprintf(format, args...)}
+	}
+	h, _ := ev.computeHash(make([]byte, 0, len(ev.raw)))
+	if h != ev.Hash {
+		return fail("event hash does not match its content")
+	}
+	key, ok := c.Keys(ev.Actor.Key)
+	if !ok {
+		return fail("signing key %s is unknown", ev.Actor.Key)
+	}
+	if key.Identity != ev.Actor.Agent {
+		return fail("key %s belongs to %q, not to actor %q", ev.Actor.Key, key.Identity, ev.Actor.Agent)
+	}
+	if keyring.KeyID(ed25519.PublicKey(key.Public)) != ev.Actor.Key {
+		return fail("key %s does not match its id", ev.Actor.Key)
+	}
+	if !keyring.Verify(key.Public, SigningMessage(ev.Hash), ev.Sig) {
+		return fail("signature does not verify with key %s", ev.Actor.Key)
+	}
+	def, ok := c.Types.defs[ev.Type]
+	if !ok {
+		return fail("event type %q is not declared", ev.Type)
+	}
+	isRuntime := ev.Actor.Agent == c.RuntimeIdentity
+	if def.Signer == SignedByRuntime && !isRuntime {
+		return fail("%s must be signed by the runtime, not by %q", ev.Type, ev.Actor.Agent)
+	}
+	if def.Signer == SignedByAgent && isRuntime {
+		return fail("%s must be signed by the acting agent, not by the runtime", ev.Type)
+	}
+	if err := c.Types.ValidateBody(ev.Type, ev.Body); err != nil {
+		return fail("%v", err)
+	}
+	return nil
+}
+
+// Next checks that ev is the next event of its trace: seq, prev link and the
+// ordering rules.
+func (c *Checker) Next(ev *Event) error {
+	if c.traces == nil {
+		c.traces = make(map[string]*chainState)
+	}
+	st, ok := c.traces[ev.Trace]
+	if !ok {
+		st = &chainState{rules: c.Types.Rules()}
+		c.traces[ev.Trace] = st
+	}
+	fail := func(format string, args ...any) error {
+		return &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: -1, Reason: fmt.Sprintf(format, args...)}
+	}
+	if ev.Seq != st.seq+1 {
+		if ev.Seq <= st.seq {
+			return fail("seq %d repeats or goes back after %d", ev.Seq, st.seq)
+		}
+		return fail("seq %d follows %d: events are missing", ev.Seq, st.seq)
+	}
+	if ev.Prev != st.prev {
+		return fail("prev %s is not the hash of event %d", ev.Prev, st.seq)
+	}
+	for _, r := range st.rules {
+		if err := r.Check(ev); err != nil {
+			return fail("ordering: %v", err)
+		}
+	}
+	st.seq, st.prev = ev.Seq, ev.Hash
+	return nil
+}
+
+// Finish runs the end-of-trace rules of every trace seen, in trace order.
+func (c *Checker) Finish() error {
+	names := make([]string, 0, len(c.traces))
+	for n := range c.traces {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		st := c.traces[n]
+		for _, r := range st.rules {
+			if err := r.Finish(); err != nil {
+				return &VerifyError{Trace: n, Seq: st.seq, Index: -1, Reason: fmt.Sprintf("ordering: %v", err)}
+			}
+		}
+	}
+	return nil
+}
+
+// Head returns the last seq and hash checked for trace.
+func (c *Checker) Head(trace string) (uint64, canon.Digest) {
+	if st, ok := c.traces[trace]; ok {
+		return st.seq, st.prev
+	}
+	return 0, canon.Digest{}
+}
+
+// Report summarizes a successful verification.
+type Report struct {
+	Traces      int    `json:"traces"`
+	Events      int    `json:"events"`
+	TreeSize    uint64 `json:"tree_size"`
+	Checkpoints int    `json:"checkpoints"`
+	RootHash    []byte `json:"root_hash"`
+}
+
+func (l *Ledger) checker() (*Checker, error) {
+	keys, err := l.publicKeys()
+	if err != nil {
+		return nil, err
+	}
+	return &Checker{Types: l.cfg.Types, Keys: KeyMap(keys), RuntimeIdentity: l.cfg.RuntimeIdentity}, nil
+}
+
+// PublicKeys returns every public key in the ledger's keyring, by key id.
+func (l *Ledger) PublicKeys() (map[string]keyring.PublicKey, error) { return l.publicKeys() }
+
+func (l *Ledger) publicKeys() (map[string]keyring.PublicKey, error) {
+	type publisher interface {
+		Public() (map[string]keyring.PublicKey, error)
+	}
+	p, ok := l.cfg.Keys.(publisher)
+	if !ok {
+		return nil, errors.New("ledger: the key source cannot list public keys")
+	}
+	return p.Public()
+}
+
+// Verify checks the whole log (trace "") or one trace and returns the first
+// failure as a *VerifyError. For the whole log it checks every event (strict
+// decoding, hash, signature, signer, body schema), every trace's chain and
+// ordering rules, that the leaves are exactly the event hashes in order, that
+// the stored tree has the root recomputed from them, and that every stored
+// checkpoint is signed by the log key and has the root of the log at its size.
+// For one trace it checks the trace's events and chain, each event's inclusion
+// in the current tree, and that every stored checkpoint is consistent with it.
+func (l *Ledger) Verify(ctx context.Context, trace string) (Report, error) {
+	chk, err := l.checker()
+	if err != nil {
+		return Report{}, err
+	}
+	v, err := l.Verifier()
+	if err != nil {
+		return Report{}, err
+	}
+	cps, err := l.openCheckpoints(ctx, v)
+	if err != nil {
+		return Report{}, err
+	}
+	if trace == "" {
+		return l.verifyLog(ctx, chk, cps)
+	}
+	return l.verifyTrace(ctx, chk, cps, trace)
+}
+
+func (l *Ledger) openCheckpoints(ctx context.Context, v note.Verifier) ([]tlog.Checkpoint, error) {
+	notes, err := l.cfg.Store.Checkpoints(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tlog.Checkpoint, 0, len(notes))
+	for i, n := range notes {
+		cp, err := tlog.Open(n, v)
+		if err != nil {
+			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored checkpoint %d: %v", i, err)}
+		}
+		if i > 0 && cp.Size <= out[i-1].Size {
+			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored checkpoints out of order at size %d", cp.Size)}
+		}
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+type verifyItem struct {
+	st  Stored
+	ev  *Event
+	err error
+}
+
+type verifyBatch struct {
+	items []verifyItem
+	done  chan struct{}
+}
+
+// checkStream decodes and checks events read by read on all cores and hands
+// them, in read order, to next.
+func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) error) error, next func(verifyItem) error) error {
+	const batchSize = 256
+	workers := runtime.GOMAXPROCS(0)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := make(chan *verifyBatch, workers*2)
+	ordered := make(chan *verifyBatch, workers*4)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				for i := range b.items {
+					it := &b.items[i]
+					it.ev, it.err = Decode(it.st.Raw)
+					if it.err == nil {
+						it.err = chk.CheckEvent(it.ev)
+					}
+				}
+				close(b.done)
+			}
+		}()
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(ordered)
+		defer close(work)
+		b := &verifyBatch{done: make(chan struct{})}
+		flush := func() bool {
+			select {
+			case work <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case ordered <- b:
+			case <-ctx.Done():
+				return false
+			}
+			b = &verifyBatch{done: make(chan struct{})}
+			return true
+		}
+		err := read(func(s Stored) error {
+			raw := append([]byte(nil), s.Raw...)
+			b.items = append(b.items, verifyItem{st: Stored{Index: s.Index, Raw: raw}})
+			if len(b.items) == batchSize && !flush() {
+				return ctx.Err()
+			}
+			return nil
+		})
+		if err == nil && len(b.items) > 0 {
+			flush()
+		}
+		readErr <- err
+	}()
+	var firstErr error
+	for b := range ordered {
+		<-b.done
+		if firstErr != nil {
+			continue
+		}
+		for _, it := range b.items {
+			if err := next(it); err != nil {
+				firstErr = err
+				cancel()
+				break
+			}
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := <-readErr; err != nil {
+		return err
+	}
+	return nil
+}
+
+func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpoint) (Report, error) {
+	tree := tlog.NewTree()
+	var rep Report
+	cpi := 0
+	checkCheckpoints := func() error {
+		for cpi < len(cps) && cps[cpi].Size == tree.Size() {
+			root, _ := tree.Root()
+			if !bytes.Equal(root, cps[cpi].Hash) {
+				return &VerifyError{Index: int64(tree.Size()) - 1, Reason: fmt.Sprintf("checkpoint of size %d has a root other than the log's", cps[cpi].Size)}
+			}
+			cpi++
+		}
+		return nil
+	}
+	if err := checkCheckpoints(); err != nil {
+		return rep, err
+	}
+	err := checkStream(ctx, chk, func(fn func(Stored) error) error {
+		return l.cfg.Store.ReadLog(ctx, 0, fn)
+	}, func(it verifyItem) error {
+		if it.st.Index != tree.Size() {
+			return &VerifyError{Index: int64(tree.Size()), Reason: fmt.Sprintf("leaf %d is missing (next stored is %d)", tree.Size(), it.st.Index)}
+		}
+		if it.err != nil {
+			var ve *VerifyError
+			if errors.As(it.err, &ve) {
+				ve.Index = int64(it.st.Index)
+				return ve
+			}
+			return &VerifyError{Index: int64(it.st.Index), Reason: it.err.Error()}
+		}
+		if err := chk.Next(it.ev); err != nil {
+			return err
+		}
+		if err := tree.Append(tlog.LeafHash(it.ev.Hash[:]), nil); err != nil {
+			return err
+		}
+		rep.Events++
+		return checkCheckpoints()
+	})
+	if err != nil {
+		return rep, err
+	}
+	if err := chk.Finish(); err != nil {
+		return rep, err
+	}
+	if cpi < len(cps) {
+		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d events)", cps[cpi].Size, tree.Size())}
+	}
+	size, err := l.cfg.Store.TreeSize(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if size != tree.Size() {
+		return rep, &VerifyError{Index: int64(tree.Size()), Reason: fmt.Sprintf("tree size %d but %d events", size, tree.Size())}
+	}
+	root, _ := tree.Root()
+	stored, err := l.prover.RootAt(ctx, size)
+	if err != nil {
+		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored tree: %v", err)}
+	}
+	if !bytes.Equal(root, stored) {
+		return rep, &VerifyError{Index: -1, Reason: "stored Merkle tree nodes do not match the event hashes"}
+	}
+	rep.Traces, rep.TreeSize, rep.Checkpoints, rep.RootHash = len(chk.traces), size, len(cps), root
+	return rep, nil
+}
+
+func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Checkpoint, trace string) (Report, error) {
+	var rep Report
+	size, err := l.cfg.Store.TreeSize(ctx)
+	if err != nil {
+		return rep, err
+	}
+	root, err := l.prover.RootAt(ctx, size)
+	if err != nil {
+		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored tree: %v", err)}
+	}
+	for _, cp := range cps {
+		if cp.Size > size {
+			return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d)", cp.Size, size)}
+		}
+		var err error
+		if cp.Size == 0 {
+			if !bytes.Equal(cp.Hash, tlog.EmptyRoot()) {
+				err = errors.New("root of the empty log is wrong")
+			}
+		} else {
+			var prf [][]byte
+			prf, err = l.prover.Consistency(ctx, cp.Size, size)
+			if err == nil {
+				err = tlog.VerifyConsistency(cp.Size, size, prf, cp.Hash, root)
+			}
+		}
+		if err != nil {
+			return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is not consistent with the log: %v", cp.Size, err)}
+		}
+	}
+	err = checkStream(ctx, chk, func(fn func(Stored) error) error {
+		return l.cfg.Store.ReadTrace(ctx, trace, 0, fn)
+	}, func(it verifyItem) error {
+		if it.err != nil {
+			var ve *VerifyError
+			if errors.As(it.err, &ve) {
+				ve.Trace = trace
+				return ve
+			}
+			return &VerifyError{Trace: trace, Seq: uint64(rep.Events) + 1, Index: int64(it.st.Index), Reason: it.err.Error()}
+		}
+		if it.ev.Trace != trace {
+			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: fmt.Sprintf("event of trace %q stored under this trace", it.ev.Trace)}
+		}
+		if err := chk.Next(it.ev); err != nil {
+			return err
+		}
+		if it.st.Index >= size {
+			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "event is outside the Merkle tree"}
+		}
+		prf, err := l.prover.Inclusion(ctx, it.st.Index, size)
+		if err == nil {
+			err = tlog.VerifyInclusion(it.st.Index, size, tlog.LeafHash(it.ev.Hash[:]), prf, root)
+		}
+		if err != nil {
+			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: fmt.Sprintf("not included in the log: %v", err)}
+		}
+		rep.Events++
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	if rep.Events == 0 {
+		return rep, sanad.Errorf(sanad.CodeNotFound, "ledger.verify", "trace %q has no events", trace)
+	}
+	if err := chk.Finish(); err != nil {
+		return rep, err
+	}
+	rep.Traces, rep.TreeSize, rep.Checkpoints, rep.RootHash = 1, size, len(cps), root
+	return rep, nil
+}

@@ -1,0 +1,204 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/ledger"
+)
+
+// Recorder starts and ends runs in a ledger. It is safe for concurrent use.
+type Recorder struct {
+	Ledger *ledger.Ledger
+	// NewID returns a fresh run id (NewID when nil).
+	NewID func() string
+	// Now returns the time (time.Now when nil).
+	Now func() time.Time
+}
+
+// NewID returns a random, time-ordered run id: "r" and 26 hex digits, the
+// first 10 from the clock in milliseconds.
+func NewID() string {
+	var b [13]byte
+	ms := uint64(time.Now().UnixMilli())
+	for i := 4; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	_, _ = rand.Read(b[5:])
+	return "r" + hex.EncodeToString(b[:])
+}
+
+// Spec describes a run to start.
+type Spec struct {
+	Kind   sanad.RunKind
+	Parent *Run // nil for a root run, which starts a new trace
+	Scope  sanad.Scope
+	// Agent is the acting identity; Role its role.
+	Agent         string
+	Role          string
+	CorrelationID string
+	// PolicyVersions pinned for the run (contract v1 §1).
+	PolicyVersions   map[string]sanad.PolicyVersion
+	TaxonomyVersions map[string]string
+	Inputs           []sanad.ArtifactRef
+	// Request is the hashable request (parameters); its normalized hash is
+	// recorded as request_hash. Nil records no request hash.
+	Request any
+	// Decision is the authorization decision for starting the run. Action
+	// defaults to "run:<kind>".
+	Decision Decision
+}
+
+// Run is a started run. Its methods append to the run's trace.
+type Run struct {
+	rec    *Recorder
+	Record sanad.Run
+	role   string
+	ended  bool
+}
+
+// Start records run.started and the run's authz.decision. If the decision
+// denies, it also records run.denied and returns the run (ended) with an
+// error of code POLICY_DENIED.
+func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
+	const op = "runs.start"
+	if !s.Kind.Valid() {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "run kind %q is not valid", s.Kind)
+	}
+	if s.Agent == "" {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "a run needs an acting agent")
+	}
+	newID := r.NewID
+	if newID == nil {
+		newID = NewID
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	id := newID()
+	rec := sanad.Run{
+		ID: id, CorrelationID: s.CorrelationID, Kind: s.Kind, Scope: s.Scope, Agent: s.Agent,
+		ContractVersion: sanad.ContractVersion, PolicyVersions: s.PolicyVersions, TaxonomyVersions: s.TaxonomyVersions,
+		Inputs: s.Inputs, Status: sanad.StatusRunning, StartedAt: now().UTC(),
+	}
+	if s.Parent != nil {
+		p := s.Parent.Record
+		rec.ParentID, rec.RootID, rec.Trace = p.ID, p.RootID, p.Trace
+		if rec.CorrelationID == "" {
+			rec.CorrelationID = p.CorrelationID
+		}
+		if rec.PolicyVersions == nil {
+			rec.PolicyVersions = p.PolicyVersions
+		}
+	} else {
+		rec.RootID, rec.Trace = id, id
+	}
+	if s.Request != nil {
+		h, err := canon.RequestHash(s.Request)
+		if err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "request is not hashable JSON")
+		}
+		rec.RequestHash = h.String()
+	}
+	run := &Run{rec: r, Record: rec, role: s.Role}
+	if _, err := run.append(ctx, TypeStarted, "", StartedBody{Run: rec}, s.Inputs); err != nil {
+		return nil, err
+	}
+	d := s.Decision
+	d.Principal = Principal{Agent: s.Agent, Role: s.Role}
+	if d.Action == "" {
+		d.Action = "run:" + string(s.Kind)
+	}
+	if d.Reason == "" {
+		d.Reason = "no reason given"
+	}
+	if d.PolicyVersions == nil {
+		d.PolicyVersions = rec.PolicyVersions
+	}
+	if _, err := run.append(ctx, TypeAuthz, "", d, nil); err != nil {
+		return nil, err
+	}
+	if !d.Allow {
+		derr := sanad.Errorf(sanad.CodePolicyDenied, op, "%s", d.Reason)
+		if err := run.end(ctx, sanad.StatusDenied, nil, nil, derr); err != nil {
+			return nil, err
+		}
+		return run, derr
+	}
+	return run, nil
+}
+
+// Append records an event of this run, signed by agent ("" for the runtime).
+func (run *Run) Append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {
+	if run.ended {
+		return nil, sanad.Errorf(sanad.CodeConflict, "runs.append", "run %s has ended", run.Record.ID)
+	}
+	return run.append(ctx, typ, agent, body, refs)
+}
+
+func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {
+	rec := run.Record
+	role := ""
+	if agent == rec.Agent {
+		role = run.role
+	}
+	return run.rec.Ledger.Append(ctx, ledger.Draft{
+		Trace: rec.Trace, Type: typ, Run: rec.ID, Parent: rec.ParentID, Root: rec.RootID,
+		Agent: agent, Role: role, Scope: rec.Scope, Body: body, Refs: refs,
+	})
+}
+
+// Complete ends the run with its outputs and the normalized hash of its
+// response payload (nil for none). The acting agent signs the outputs.
+func (run *Run) Complete(ctx context.Context, outputs []sanad.ArtifactRef, response any) error {
+	return run.end(ctx, sanad.StatusCompleted, outputs, response, nil)
+}
+
+// Fail ends the run as failed with err's bounded form.
+func (run *Run) Fail(ctx context.Context, cause error) error {
+	return run.end(ctx, sanad.StatusFailed, nil, nil, cause)
+}
+
+// Cancel ends the run as cancelled.
+func (run *Run) Cancel(ctx context.Context, reason string) error {
+	return run.end(ctx, sanad.StatusCancelled, nil, nil, sanad.Errorf(sanad.CodeCancelled, "runs.cancel", "%s", reason))
+}
+
+// Ended reports whether the run has its terminal event.
+func (run *Run) Ended() bool { return run.ended }
+
+func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad.ArtifactRef, response any, cause error) error {
+	const op = "runs.end"
+	if run.ended {
+		return sanad.Errorf(sanad.CodeConflict, op, "run %s has already ended", run.Record.ID)
+	}
+	typ, _ := TerminalType(status)
+	body := EndedBody{Status: status, Outcome: status.Outcome(), Outputs: outputs, Error: sanad.NewRunError(cause)}
+	if response != nil {
+		h, err := canon.RequestHash(response)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeInvalidInput, op, "response is not hashable JSON")
+		}
+		body.ResponseHash = h.String()
+	}
+	signer := ""
+	if status == sanad.StatusCompleted {
+		signer = run.Record.Agent
+		if signer == run.rec.Ledger.RuntimeIdentity() {
+			signer = ""
+		}
+	}
+	ev, err := run.append(ctx, typ, signer, body, outputs)
+	if err != nil {
+		return err
+	}
+	run.ended = true
+	run.Record.Status, run.Record.Outputs, run.Record.ResponseHash, run.Record.Error, run.Record.EndedAt = status, outputs, body.ResponseHash, body.Error, ev.Time
+	return nil
+}
