@@ -94,6 +94,7 @@ type traceHead struct {
 	loaded bool
 	seq    uint64
 	hash   canon.Digest
+	rules  []Rule // ordering rules, fed every event of the trace so far
 }
 
 type pending struct {
@@ -200,15 +201,19 @@ func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
 	buf := make([]byte, 0, 512+len(ev.Body))
 	for attempt := 0; ; attempt++ {
 		if !h.loaded {
-			seq, hash, err := l.cfg.Store.TraceHead(ctx, d.Trace)
-			if err != nil {
+			if err := l.loadHead(ctx, d.Trace, h); err != nil {
 				return nil, err
 			}
-			h.seq, h.hash, h.loaded = seq, hash, true
 		}
 		ev.Seq = h.seq + 1
 		ev.Prev = h.hash
 		ev.Time = l.cfg.Now().UTC()
+		for _, r := range h.rules {
+			if err := r.Check(ev); err != nil {
+				h.loaded = false // the rule may have half-applied: rebuild its state
+				return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", d.Type, err)
+			}
+		}
 		ev.Hash, buf = ev.computeHash(buf)
 		ev.Sig = key.Sign(SigningMessage(ev.Hash))
 		ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
@@ -225,6 +230,33 @@ func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
 			return nil, sanad.Wrap(ctx.Err(), sanad.CodeCancelled, op, "append cancelled")
 		}
 	}
+}
+
+// loadHead reads the trace's events to find its head and bring the ordering
+// rules up to date with it.
+func (l *Ledger) loadHead(ctx context.Context, trace string, h *traceHead) error {
+	h.seq, h.hash, h.rules = 0, canon.Digest{}, l.cfg.Types.Rules()
+	err := l.cfg.Store.ReadTrace(ctx, trace, 0, func(s Stored) error {
+		ev, err := Decode(s.Raw)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, "ledger.append", fmt.Sprintf("trace %s seq %d: %v", trace, h.seq+1, err))
+		}
+		if ev.Seq != h.seq+1 || ev.Prev != h.hash {
+			return sanad.Errorf(sanad.CodeIntegrity, "ledger.append", "trace %s is broken at seq %d: run sanad ledger verify", trace, ev.Seq)
+		}
+		for _, r := range h.rules {
+			if err := r.Check(ev); err != nil {
+				return sanad.Errorf(sanad.CodeIntegrity, "ledger.append", "trace %s seq %d breaks an ordering rule: %v", trace, ev.Seq, err)
+			}
+		}
+		h.seq, h.hash = ev.Seq, ev.Hash
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	h.loaded = true
+	return nil
 }
 
 // prepare validates d and builds the unsequenced event and its signing key.

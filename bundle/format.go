@@ -1,0 +1,84 @@
+// Package bundle writes and verifies export bundles: a trace's signed events,
+// a signed checkpoint of the log, an inclusion proof per event, the public
+// keys, and the artifacts the events refer to, in one tar file that anyone can
+// verify offline with no home folder and no network.
+//
+// Layout (tar, gzip-compressed):
+//
+//	manifest.json            {"format":..,"trace":..,"files":{"<path>":"sha256:<hex>",..}}
+//	events.jsonl             one canonical event per line, in order
+//	checkpoint               the log's signed checkpoint (C2SP signed note)
+//	proofs.json              an inclusion proof per event against the checkpoint
+//	keys.json                public keys by key id, and the checkpoint verifier key
+//	artifacts/sha256/<hex>   the content of each referenced artifact
+package bundle
+
+import (
+	"github.com/sanadhq/sanad/keyring"
+	"github.com/sanadhq/sanad/ledger"
+)
+
+// Format names this bundle layout.
+const Format = "sanad-bundle/v1"
+
+// File names inside a bundle.
+const (
+	ManifestFile   = "manifest.json"
+	EventsFile     = "events.jsonl"
+	CheckpointFile = "checkpoint"
+	ProofsFile     = "proofs.json"
+	KeysFile       = "keys.json"
+	ArtifactsDir   = "artifacts/sha256/"
+)
+
+// Manifest lists every other file of the bundle with its SHA-256.
+type Manifest struct {
+	Format string            `json:"format"`
+	Trace  string            `json:"trace"`
+	Files  map[string]string `json:"files"`
+}
+
+// Keys is the content of keys.json.
+type Keys struct {
+	// Runtime is the identity that signs runtime events.
+	Runtime string `json:"runtime"`
+	// Log is the checkpoint verifier key, "<origin>+<hash>+<base64>".
+	Log  string                       `json:"log"`
+	Keys map[string]keyring.PublicKey `json:"keys"`
+}
+
+// Proofs is the content of proofs.json.
+type Proofs struct {
+	TreeSize uint64  `json:"tree_size"`
+	RootHash []byte  `json:"root_hash"`
+	Events   []Proof `json:"events"`
+}
+
+// Proof is the inclusion proof of one event.
+type Proof struct {
+	Seq       uint64   `json:"seq"`
+	EventHash string   `json:"event_hash"`
+	LeafIndex uint64   `json:"leaf_index"`
+	Proof     [][]byte `json:"proof"`
+}
+
+// Export event types (contract v1 §4.6: authorize, assemble, finalize).
+const (
+	TypeExportAuthorized = "export.authorized"
+	TypeExportAssembled  = "export.assembled"
+	TypeExportFinalized  = "export.finalized"
+)
+
+// Vocabulary declares the export audit events.
+func Vocabulary() ledger.Vocabulary {
+	const s = `{"type":"object","required":["trace"],"additionalProperties":false,"properties":{
+  "trace":{"type":"string","minLength":1},"format":{"type":"string"},"events":{"type":"integer","minimum":0},
+  "artifacts":{"type":"integer","minimum":0},"tree_size":{"type":"integer","minimum":0},
+  "manifest_sha256":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},"bundle_sha256":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},
+  "reason":{"type":"string"}}}`
+	return ledger.Vocabulary{Types: []ledger.TypeDef{
+		{Name: TypeExportAuthorized, Schema: s, Signer: ledger.SignedByRuntime, Doc: "an export of a trace was authorized"},
+		{Name: TypeExportAssembled, Schema: s, Signer: ledger.SignedByRuntime, Doc: "the bundle's contents were gathered"},
+		{Name: TypeExportFinalized, Schema: s, Signer: ledger.SignedByRuntime, Doc: "the bundle was written, with its hashes"},
+	}}
+}

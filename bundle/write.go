@@ -1,0 +1,236 @@
+package bundle
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/artifact"
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/keyring"
+	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/runs"
+)
+
+// Contents is a bundle in memory, before it is written.
+type Contents struct {
+	Trace      string
+	Events     [][]byte // canonical events, in order
+	Checkpoint []byte
+	Proofs     Proofs
+	Keys       Keys
+	Artifacts  map[string][]byte // by hex SHA-256
+}
+
+// Assemble gathers a trace's bundle: its events, a checkpoint of the log that
+// covers them (issued now if needed), their inclusion proofs, the keys that
+// signed them and the artifacts they refer to.
+func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace string) (*Contents, error) {
+	const op = "bundle.assemble"
+	c := &Contents{Trace: trace, Artifacts: make(map[string][]byte)}
+	signed, cp, err := l.Checkpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := l.PublicKeys()
+	if err != nil {
+		return nil, err
+	}
+	vkey, err := l.VerifierKey()
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInternal, op, "log verifier key")
+	}
+	c.Checkpoint = signed
+	c.Keys = Keys{Runtime: l.RuntimeIdentity(), Log: vkey, Keys: make(map[string]keyring.PublicKey)}
+	c.Proofs = Proofs{TreeSize: cp.Size, RootHash: cp.Hash}
+	var seq uint64
+	err = l.Store().ReadTrace(ctx, trace, 0, func(s ledger.Stored) error {
+		ev, err := ledger.Decode(s.Raw)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("trace %s seq %d: %v", trace, seq+1, err))
+		}
+		seq = ev.Seq
+		p, err := l.ProveStored(ctx, s.Index, ev.Hash, cp)
+		if err != nil {
+			return err
+		}
+		c.Events = append(c.Events, append([]byte(nil), s.Raw...))
+		c.Proofs.Events = append(c.Proofs.Events, Proof{Seq: ev.Seq, EventHash: ev.Hash.String(), LeafIndex: s.Index, Proof: p.Proof})
+		k, ok := all[ev.Actor.Key]
+		if !ok {
+			return sanad.Errorf(sanad.CodeIntegrity, op, "key %s of %s seq %d is not in the keyring", ev.Actor.Key, trace, ev.Seq)
+		}
+		c.Keys.Keys[ev.Actor.Key] = k
+		for _, r := range ev.Refs {
+			if _, done := c.Artifacts[r.SHA256]; done {
+				continue
+			}
+			data, err := arts.Read(r.SHA256)
+			if err != nil {
+				return err
+			}
+			c.Artifacts[r.SHA256] = data
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(c.Events) == 0 {
+		return nil, sanad.Errorf(sanad.CodeNotFound, op, "trace %q has no events", trace)
+	}
+	return c, nil
+}
+
+type file struct {
+	name string
+	data []byte
+}
+
+func (c *Contents) files() ([]file, Manifest, error) {
+	var files []file
+	var events []byte
+	for _, e := range c.Events {
+		events = append(append(events, e...), '\n')
+	}
+	proofs, err := json.MarshalIndent(c.Proofs, "", " ")
+	if err != nil {
+		return nil, Manifest{}, err
+	}
+	keys, err := json.MarshalIndent(c.Keys, "", " ")
+	if err != nil {
+		return nil, Manifest{}, err
+	}
+	files = append(files,
+		file{EventsFile, events},
+		file{CheckpointFile, c.Checkpoint},
+		file{ProofsFile, append(proofs, '\n')},
+		file{KeysFile, append(keys, '\n')},
+	)
+	sums := make([]string, 0, len(c.Artifacts))
+	for s := range c.Artifacts {
+		sums = append(sums, s)
+	}
+	sort.Strings(sums)
+	for _, s := range sums {
+		files = append(files, file{ArtifactsDir + s, c.Artifacts[s]})
+	}
+	m := Manifest{Format: Format, Trace: c.Trace, Files: make(map[string]string, len(files))}
+	for _, f := range files {
+		m.Files[f.name] = canon.Sum(f.data).String()
+	}
+	return files, m, nil
+}
+
+// Write writes the bundle as a gzip-compressed tar and returns the manifest
+// and the SHA-256 of the bytes written. The output depends only on the
+// contents: writing the same contents twice gives the same bytes.
+func (c *Contents) Write(w io.Writer) (Manifest, canon.Digest, error) {
+	const op = "bundle.write"
+	files, m, err := c.files()
+	if err != nil {
+		return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeInternal, op, "encode bundle")
+	}
+	manifest, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeInternal, op, "encode manifest")
+	}
+	h := sha256.New()
+	gz, _ := gzip.NewWriterLevel(io.MultiWriter(w, h), gzip.BestSpeed)
+	tw := tar.NewWriter(gz)
+	all := append([]file{{ManifestFile, append(manifest, '\n')}}, files...)
+	for _, f := range all {
+		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeDependencyDown, op, fmt.Sprintf("write bundle: %v", err))
+		}
+		if _, err := tw.Write(f.data); err != nil {
+			return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeDependencyDown, op, fmt.Sprintf("write bundle: %v", err))
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeDependencyDown, op, fmt.Sprintf("write bundle: %v", err))
+	}
+	if err := gz.Close(); err != nil {
+		return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeDependencyDown, op, fmt.Sprintf("write bundle: %v", err))
+	}
+	var d canon.Digest
+	copy(d[:], h.Sum(nil))
+	return m, d, nil
+}
+
+// Result describes an export.
+type Result struct {
+	Trace     string       `json:"trace"`
+	ExportRun string       `json:"export_run"`
+	Events    int          `json:"events"`
+	Artifacts int          `json:"artifacts"`
+	TreeSize  uint64       `json:"tree_size"`
+	SHA256    canon.Digest `json:"bundle_sha256"`
+}
+
+// Exporter exports traces as governed export runs: each export is a run of
+// kind export in its own trace, recording export.authorized,
+// export.assembled and export.finalized (with the bundle's hash).
+type Exporter struct {
+	Ledger    *ledger.Ledger
+	Artifacts *artifact.Store
+	Runs      *runs.Recorder
+	// Agent is the identity the export runs act as ("sanad-export" if empty).
+	Agent string
+}
+
+// Export writes the bundle of trace to w.
+func (x *Exporter) Export(ctx context.Context, scope sanad.Scope, trace string, w io.Writer) (Result, error) {
+	agent := x.Agent
+	if agent == "" {
+		agent = "sanad-export"
+	}
+	run, err := x.Runs.Start(ctx, runs.Spec{
+		Kind: sanad.KindExport, Scope: scope, Agent: agent, Role: "export", Request: map[string]any{"trace": trace},
+		Decision: runs.Decision{Allow: true, Reason: "export of a trace to a bundle by its operator", Action: "export:trace", Resource: trace},
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Trace: trace, ExportRun: run.Record.ID}
+	fail := func(err error) (Result, error) {
+		_ = run.Fail(ctx, err)
+		return res, err
+	}
+	if _, err := run.Append(ctx, TypeExportAuthorized, "", map[string]any{"trace": trace, "format": Format}, nil); err != nil {
+		return fail(err)
+	}
+	c, err := Assemble(ctx, x.Ledger, x.Artifacts, trace)
+	if err != nil {
+		return fail(err)
+	}
+	res.Events, res.Artifacts, res.TreeSize = len(c.Events), len(c.Artifacts), c.Proofs.TreeSize
+	if _, err := run.Append(ctx, TypeExportAssembled, "", map[string]any{"trace": trace, "events": res.Events, "artifacts": res.Artifacts, "tree_size": res.TreeSize}, nil); err != nil {
+		return fail(err)
+	}
+	m, sum, err := c.Write(w)
+	if err != nil {
+		return fail(err)
+	}
+	res.SHA256 = sum
+	mh, _ := canon.Hash(m)
+	if _, err := run.Append(ctx, TypeExportFinalized, "", map[string]any{"trace": trace, "manifest_sha256": mh.String(), "bundle_sha256": sum.String()}, nil); err != nil {
+		return fail(err)
+	}
+	return res, run.Complete(ctx, nil, map[string]any{"bundle_sha256": sum.String()})
+}
+
+// hexSum returns the hex SHA-256 of b.
+func hexSum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

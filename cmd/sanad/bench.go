@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sanadhq/sanad/bench"
+)
+
+func (a *app) benchCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure sanad against limits measured in the same run",
+	}
+	c.AddCommand(a.benchLedgerCommand())
+	return c
+}
+
+func (a *app) benchLedgerCommand() *cobra.Command {
+	var cfg bench.LedgerConfig
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "ledger",
+		Short: "Durable signed appends and verification against raw ed25519 rates",
+		Long: `Appends signed, durable events (run lifecycle events, one trace per run) from parallel
+writers for a fixed time in a temporary home, verifies the whole log, and measures raw
+ed25519 sign and verify rates on all cores in the same run. ratio = appends_per_s /
+raw_signs_per_s; verify_ratio = verifies_per_s / raw_verifies_per_s.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := os.MkdirTemp("", "sanad-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			cfg.Dir = dir
+			res, err := bench.Ledger(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(res)
+			}
+			fmt.Fprintf(a.stdout, "appends:  %.0f/s durable, signed (%d events, %d writers, synchronous=%s)\n", res.AppendsPerS, res.Events, res.Writers, res.Synchronous)
+			fmt.Fprintf(a.stdout, "raw sign: %.0f/s on %d cores   ratio %.2f\n", res.RawSignsPerS, res.GOMAXPROCS, res.Ratio)
+			fmt.Fprintf(a.stdout, "verify:   %.0f/s full ledger verification\n", res.VerifiesPerS)
+			fmt.Fprintf(a.stdout, "raw verify: %.0f/s   verify_ratio %.2f\n", res.RawVerifiesPerS, res.VerifyRatio)
+			return nil
+		},
+	})
+	c.Flags().DurationVar(&cfg.Duration, "duration", 3*time.Second, "how long each phase runs")
+	c.Flags().IntVar(&cfg.Writers, "writers", 256, "concurrent appenders")
+	c.Flags().StringVar(&cfg.Sync, "synchronous", "NORMAL", "SQLite synchronous setting: NORMAL or FULL")
+	return c
+}

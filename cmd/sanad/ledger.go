@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"encoding/base64"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/ledger"
+)
+
+func (a *app) ledgerCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "ledger",
+		Short: "Inspect and verify the ledger of the home",
+	}
+	c.AddCommand(a.ledgerVerifyCommand(), a.ledgerShowCommand(), a.ledgerCheckpointCommand(), a.ledgerKeyCommand(), a.ledgerProofCommand())
+	return c
+}
+
+func (a *app) ledgerVerifyCommand() *cobra.Command {
+	return a.jsonFlag(&cobra.Command{
+		Use:   "verify [TRACE]",
+		Short: "Verify the whole ledger, or one trace",
+		Long: `Verify checks every event's canonical form, hash, signature, signer and body schema,
+each trace's hash chain and ordering rules, and the Merkle log: for the whole ledger, that
+the tree holds exactly the event hashes and that every stored checkpoint is signed and has
+the log's root at its size; for one trace, each event's inclusion and every checkpoint's
+consistency. Exit 1 with the first failure on stderr.`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			trace := ""
+			if len(args) == 1 {
+				trace = args[0]
+			}
+			rep, err := h.Ledger.Verify(cmd.Context(), trace)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(map[string]any{"verified": true, "report": rep})
+			}
+			fmt.Fprintf(a.stdout, "verified: %d events in %d trace(s); tree size %d, root %s; %d checkpoint(s)\n",
+				rep.Events, rep.Traces, rep.TreeSize, base64.StdEncoding.EncodeToString(rep.RootHash), rep.Checkpoints)
+			return nil
+		},
+	})
+}
+
+func (a *app) ledgerShowCommand() *cobra.Command {
+	return a.jsonFlag(&cobra.Command{
+		Use:   "show TRACE",
+		Short: "Print a trace's events (JSON Lines with --json)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := a.openRead(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			w := bufio.NewWriter(a.stdout)
+			defer w.Flush()
+			n := 0
+			err = h.DB.ReadTrace(cmd.Context(), args[0], 0, func(s ledger.Stored) error {
+				n++
+				if a.jsonOut {
+					w.Write(s.Raw)
+					return w.WriteByte('\n')
+				}
+				ev, err := ledger.Decode(s.Raw)
+				if err != nil {
+					return fmt.Errorf("seq %d: %w", n, err)
+				}
+				fmt.Fprintf(w, "%4d  %s  %-20s %-26s %s\n", ev.Seq, ev.Time.Format("2006-01-02T15:04:05.000Z"), ev.Type, ev.Actor.Agent, ev.Run)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return usagef("trace %q has no events", args[0])
+			}
+			return nil
+		},
+	})
+}
+
+func (a *app) ledgerCheckpointCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "checkpoint",
+		Short: "Print a signed checkpoint of the log (C2SP tlog-checkpoint signed note)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			signed, _, err := h.Ledger.Checkpoint(cmd.Context())
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(signed)
+			return err
+		},
+	}
+}
+
+func (a *app) ledgerKeyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "key",
+		Short: "Print the checkpoint verifier key (<name>+<hash>+<base64>, as note.NewVerifier reads it)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			k, err := h.Ledger.VerifierKey()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, k)
+			return nil
+		},
+	}
+}
+
+func (a *app) ledgerProofCommand() *cobra.Command {
+	return a.jsonFlag(&cobra.Command{
+		Use:   "proof EVENT_HASH",
+		Short: "Print the inclusion proof of an event against the latest checkpoint",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := canon.ParseDigest(args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			h, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			_, cp, err := h.Ledger.Checkpoint(cmd.Context())
+			if err != nil {
+				return err
+			}
+			p, err := h.Ledger.Prove(cmd.Context(), d, cp)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(p)
+			}
+			fmt.Fprintf(a.stdout, "leaf %d of %d\nleaf hash %s\nroot hash %s\n", p.LeafIndex, p.TreeSize,
+				base64.StdEncoding.EncodeToString(p.LeafHash), base64.StdEncoding.EncodeToString(p.RootHash))
+			for _, n := range p.Proof {
+				fmt.Fprintln(a.stdout, base64.StdEncoding.EncodeToString(n))
+			}
+			return nil
+		},
+	})
+}

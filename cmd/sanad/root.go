@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/home"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks bad usage or input: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// app holds what every command shares.
+type app struct {
+	homeDir string
+	jsonOut bool
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "sanad: %s\n", message(err))
+	return exitCode(err)
+}
+
+func message(err error) string {
+	var se *sanad.Error
+	if errors.As(err, &se) {
+		return sanad.ErrorMessage(err)
+	}
+	return err.Error()
+}
+
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
+		return exitUsage
+	}
+	var se *sanad.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sanad.CodeInvalidInput, sanad.CodeNotFound:
+			return exitUsage
+		}
+	}
+	return exitFailure
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sanad",
+		Short:         "Governed, auditable multi-agent runtime",
+		Long:          "sanad runs agents under policy and records every step as a signed event in a tamper-evident Merkle log.\n\nEvery claim has a chain of evidence, and every action has a signed record.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.homeDir, "home", "", "home folder (default $SANAD_HOME, else ./.sanad)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		a.versionCommand(),
+		a.quickstartCommand(),
+		a.ledgerCommand(),
+		a.exportCommand(),
+		a.verifyCommand(),
+		a.benchCommand(),
+	)
+	return root
+}
+
+// jsonFlag adds --json to a command that prints results.
+func (a *app) jsonFlag(c *cobra.Command) *cobra.Command {
+	c.Flags().BoolVar(&a.jsonOut, "json", false, "print the result as JSON")
+	return c
+}
+
+func (a *app) home() string {
+	if a.homeDir != "" {
+		return a.homeDir
+	}
+	if h := os.Getenv("SANAD_HOME"); h != "" {
+		return h
+	}
+	return filepath.Join(".", ".sanad")
+}
+
+// open opens the home for writing.
+func (a *app) open(ctx context.Context) (*home.Home, error) {
+	return home.Open(ctx, home.Config{Dir: a.home()})
+}
+
+// openRead opens an existing home for reading.
+func (a *app) openRead(ctx context.Context) (*home.Home, error) {
+	return home.Open(ctx, home.Config{Dir: a.home(), ReadOnly: true})
+}
+
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// args returns a cobra positional-argument check that reports usage errors.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s takes %d argument(s), got %d (see --help)", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("%s takes at most %d argument(s), got %d (see --help)", cmd.CommandPath(), n, len(args))
+		}
+		return nil
+	}
+}
+
+var version = "0.1.0-dev"
+
+func (a *app) versionCommand() *cobra.Command {
+	return a.jsonFlag(&cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.jsonOut {
+				return a.printJSON(map[string]string{"version": version})
+			}
+			fmt.Fprintln(a.stdout, "sanad", version)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,146 @@
+// Package home opens a sanad home folder: the SQLite store, the keyring, the
+// blob folder, and the ledger and run recorder over them. Commands, servers
+// and tests share this one way of wiring the kernel.
+//
+// Layout of a home folder:
+//
+//	sanad.db        events, Merkle tree, checkpoints, runs, artifact index
+//	keys/           one ed25519 key file per identity (0600)
+//	blobs/sha256/   artifact content by SHA-256
+//	lock            held by the one process that writes
+package home
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/artifact"
+	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/keyring"
+	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/runs"
+	"github.com/sanadhq/sanad/sqlite"
+)
+
+// Config says which home to open and how.
+type Config struct {
+	Dir string
+	// Synchronous is passed to the SQLite store (sqlite.SyncNormal by default).
+	Synchronous string
+	// ReadOnly opens an existing home without taking the writer lock; nothing
+	// can be appended and no key is created.
+	ReadOnly bool
+}
+
+// Home is an open home folder.
+type Home struct {
+	Dir       string
+	DB        *sqlite.DB
+	Keys      *keyring.Keyring
+	Artifacts *artifact.Store
+	Ledger    *ledger.Ledger // nil when read-only
+	Runs      *runs.Recorder // nil when read-only
+	Types     *ledger.Types
+	lock      *os.File
+}
+
+// Vocabularies returns the event vocabularies of every built-in package.
+func Vocabularies() []ledger.Vocabulary {
+	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary()}
+}
+
+// Types compiles the built-in vocabularies.
+func Types() (*ledger.Types, error) { return ledger.NewTypes(Vocabularies()...) }
+
+// Origin returns the log name for a log key: "sanad.log/" and the key id's hex.
+func Origin(logKey *keyring.Key) string {
+	return "sanad.log/" + strings.TrimPrefix(logKey.ID, keyring.Algorithm+":")
+}
+
+// Open opens (creating if needed, unless read-only) the home in cfg.Dir.
+func Open(ctx context.Context, cfg Config) (*Home, error) {
+	const op = "home.open"
+	if cfg.Dir == "" {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "no home folder given")
+	}
+	types, err := Types()
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInternal, op, err.Error())
+	}
+	h := &Home{Dir: cfg.Dir, Types: types}
+	dbPath := filepath.Join(cfg.Dir, "sanad.db")
+	if cfg.ReadOnly {
+		if _, err := os.Stat(dbPath); err != nil {
+			return nil, sanad.Errorf(sanad.CodeNotFound, op, "%s is not a sanad home (no sanad.db): run `sanad quickstart` or pass --home", cfg.Dir)
+		}
+	} else {
+		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("cannot create home %s: %v", cfg.Dir, err))
+		}
+		if h.lock, err = lockHome(cfg.Dir); err != nil {
+			return nil, err
+		}
+	}
+	if h.DB, err = sqlite.Open(ctx, sqlite.Config{Path: dbPath, Synchronous: cfg.Synchronous, ReadOnly: cfg.ReadOnly}); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if h.Keys, err = keyring.Open(filepath.Join(cfg.Dir, "keys")); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if h.Artifacts, err = artifact.Open(filepath.Join(cfg.Dir, "blobs"), h.DB); err != nil {
+		h.Close()
+		return nil, err
+	}
+	if cfg.ReadOnly {
+		return h, nil
+	}
+	logKey, err := h.Keys.Key(ledger.DefaultLogIdentity)
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: Origin(logKey)})
+	if err != nil {
+		h.Close()
+		return nil, sanad.Wrap(err, sanad.CodeInternal, op, err.Error())
+	}
+	h.Runs = &runs.Recorder{Ledger: h.Ledger}
+	return h, nil
+}
+
+// Close closes everything the home opened.
+func (h *Home) Close() error {
+	var errs []error
+	if h.Ledger != nil {
+		errs = append(errs, h.Ledger.Close())
+	}
+	if h.DB != nil {
+		errs = append(errs, h.DB.Close())
+	}
+	if h.lock != nil {
+		errs = append(errs, h.lock.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// lockHome takes the home's writer lock, so that one process appends at a time.
+func lockHome(dir string) (*os.File, error) {
+	const op = "home.lock"
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("cannot open lock file in %s: %v", dir, err))
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, sanad.Errorf(sanad.CodeUnavailable, op, "home %s is in use by another sanad process", dir)
+	}
+	return f, nil
+}
