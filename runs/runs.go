@@ -3,16 +3,16 @@
 // A run starts with a run.started event carrying its full record and an
 // authz.decision event, and ends with exactly one terminal event
 // (run.completed, run.failed, run.denied or run.cancelled). The runs table a
-// store keeps is a projection of those events ([Project]); it can be dropped
+// store keeps is a projection of those events ([Compose]); it can be dropped
 // and rebuilt from the ledger at any time.
 package runs
 
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/sanadhq/sanad"
-	"github.com/sanadhq/sanad/ledger"
 )
 
 // Event types of the run lifecycle.
@@ -72,29 +72,40 @@ type EndedBody struct {
 	Error        *sanad.RunError     `json:"error,omitempty"`
 }
 
-// Project applies a run event to the run's projected record. cur is the
-// record so far (nil before run.started). It returns the new record and
-// whether ev concerned a run at all.
-func Project(cur *sanad.Run, ev *ledger.Event) (*sanad.Run, bool, error) {
-	switch ev.Type {
-	case TypeStarted:
-		var b StartedBody
-		if err := json.Unmarshal(ev.Body, &b); err != nil {
-			return nil, true, fmt.Errorf("runs: %s body: %w", ev.Type, err)
-		}
-		r := b.Run
-		return &r, true, nil
-	case TypeCompleted, TypeFailed, TypeDenied, TypeCancelled:
-		if cur == nil {
-			return nil, true, fmt.Errorf("runs: %s for unknown run %s", ev.Type, ev.Run)
-		}
-		var b EndedBody
-		if err := json.Unmarshal(ev.Body, &b); err != nil {
-			return nil, true, fmt.Errorf("runs: %s body: %w", ev.Type, err)
-		}
-		r := *cur
-		r.Status, r.Outputs, r.ResponseHash, r.Error, r.EndedAt = b.Status, b.Outputs, b.ResponseHash, b.Error, ev.Time
-		return &r, true, nil
+// Compose builds a run's record from the body of its run.started event and,
+// once it has ended, the body and time of its terminal event (ended nil
+// otherwise). Stores keep these two bodies and compose on read.
+func Compose(started, ended json.RawMessage, endedAt time.Time) (sanad.Run, error) {
+	var b StartedBody
+	if err := json.Unmarshal(started, &b); err != nil {
+		return sanad.Run{}, fmt.Errorf("runs: run.started body: %w", err)
 	}
-	return cur, false, nil
+	r := b.Run
+	if ended == nil {
+		return r, nil
+	}
+	var e EndedBody
+	if err := json.Unmarshal(ended, &e); err != nil {
+		return sanad.Run{}, fmt.Errorf("runs: terminal body: %w", err)
+	}
+	r.Status, r.Outputs, r.ResponseHash, r.Error, r.EndedAt = e.Status, e.Outputs, e.ResponseHash, e.Error, endedAt.UTC()
+	return r, nil
+}
+
+// StatusOf returns the status a run event leaves its run in, and whether the
+// event type is a run lifecycle event at all.
+func StatusOf(eventType string) (sanad.RunStatus, bool) {
+	switch eventType {
+	case TypeStarted:
+		return sanad.StatusRunning, true
+	case TypeCompleted:
+		return sanad.StatusCompleted, true
+	case TypeFailed:
+		return sanad.StatusFailed, true
+	case TypeDenied:
+		return sanad.StatusDenied, true
+	case TypeCancelled:
+		return sanad.StatusCancelled, true
+	}
+	return "", false
 }

@@ -65,8 +65,34 @@ type DB struct {
 	write *sql.DB // one connection: the only writer
 	read  *sql.DB // a pool of readers
 
+	st stmts // prepared once; used through tx.StmtContext
+
 	mu   sync.Mutex // guards tree; held during AppendEvents
 	tree *tlog.Tree // right edge of the Merkle tree, nil until loaded
+}
+
+// stmts are the statements of the hot paths, prepared once.
+type stmts struct {
+	insRun, endRun *sql.Stmt // on the write connection
+	readTrace, node, leaf             *sql.Stmt // on the read pool
+}
+
+func (db *DB) prepare(ctx context.Context) error {
+	prep := func(c *sql.DB, q string) (*sql.Stmt, error) { return c.PrepareContext(ctx, q) }
+	var err error
+	must := func(dst **sql.Stmt, c *sql.DB, q string) {
+		if err == nil {
+			*dst, err = prep(c, q)
+		}
+	}
+	if db.write != nil {
+		must(&db.st.insRun, db.write, "INSERT INTO runs (run_id, trace, status, started) VALUES (?, ?, ?, ?)")
+		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended = ?, ended_at = ? WHERE run_id = ?")
+	}
+	must(&db.st.readTrace, db.read, "SELECT idx, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
+	must(&db.st.node, db.read, "SELECT hash FROM tlog_nodes WHERE id = ?")
+	must(&db.st.leaf, db.read, "SELECT hash FROM events WHERE idx = ?")
+	return classify(err, "sqlite.open", "prepare statements")
 }
 
 // Open opens (creating if needed) the database at cfg.Path and brings its
@@ -101,6 +127,10 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			return nil, err
 		}
 	} else if err := db.checkReadable(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := db.prepare(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

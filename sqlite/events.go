@@ -3,9 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
@@ -17,7 +18,25 @@ import (
 
 var _ ledger.Store = (*DB)(nil)
 
-func hkey(h []byte) int64 { return int64(binary.BigEndian.Uint64(h[:8])) }
+const (
+	insertChunk  = 64
+	eventsInsert = "INSERT INTO events (idx, trace, seq, hash, type, run, data) VALUES "
+	nodesInsert  = "INSERT INTO tlog_nodes (id, hash) VALUES "
+)
+
+var insertSQLCache sync.Map // "prefix|cols|rows" → SQL text
+
+// insertSQL returns prefix followed by rows groups of cols placeholders.
+func insertSQL(prefix string, cols, rows int) string {
+	key := fmt.Sprintf("%s|%d|%d", prefix, cols, rows)
+	if q, ok := insertSQLCache.Load(key); ok {
+		return q.(string)
+	}
+	group := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	q := prefix + strings.TrimSuffix(strings.Repeat(group+", ", rows), ", ")
+	insertSQLCache.Store(key, q)
+	return q
+}
 
 func nodeKey(id compact.NodeID) int64 { return int64(uint64(id.Level)<<56 | id.Index) }
 
@@ -44,39 +63,46 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	}
 	first := tree.Size()
 	tree = tree.Clone()
-	insEvent, err := tx.PrepareContext(ctx, "INSERT INTO events (idx, trace, seq, hkey, hash, type, run, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-	if err != nil {
-		return 0, classify(err, op, "prepare")
-	}
-	defer insEvent.Close()
-	insNode, err := tx.PrepareContext(ctx, "INSERT INTO tlog_nodes (id, hash) VALUES (?, ?)")
-	if err != nil {
-		return 0, classify(err, op, "prepare")
-	}
-	defer insNode.Close()
-	var nodeErr error
-	for i, ev := range events {
-		idx := first + uint64(i)
-		var run any
-		if ev.Run != "" {
-			run = ev.Run
-		}
-		if _, err := insEvent.ExecContext(ctx, int64(idx), ev.Trace, int64(ev.Seq), hkey(ev.Hash[:]), ev.Hash[:], ev.Type, run, ev.Canonical()); err != nil {
-			return 0, classify(err, op, fmt.Sprintf("event %s seq %d", ev.Trace, ev.Seq))
-		}
+	// Rows go in with multi-row INSERTs of up to insertChunk rows: one
+	// statement execution per chunk instead of one per row.
+	nodes := make([]tlog.Node, 0, len(events))
+	for _, ev := range events {
 		err := tree.Append(tlog.LeafHash(ev.Hash[:]), func(n tlog.Node) {
-			if n.ID.Level == 0 || nodeErr != nil {
-				return
+			if n.ID.Level > 0 {
+				nodes = append(nodes, n)
 			}
-			_, nodeErr = insNode.ExecContext(ctx, nodeKey(n.ID), n.Hash)
 		})
 		if err != nil {
 			return 0, sanad.Wrap(err, sanad.CodeInternal, op, "merkle append")
 		}
-		if nodeErr != nil {
-			return 0, classify(nodeErr, op, "merkle node")
+	}
+	args := make([]any, 0, 8*insertChunk)
+	for lo := 0; lo < len(events); lo += insertChunk {
+		chunk := events[lo:min(lo+insertChunk, len(events))]
+		args = args[:0]
+		for i, ev := range chunk {
+			var run any
+			if ev.Run != "" {
+				run = ev.Run
+			}
+			args = append(args, int64(first)+int64(lo+i), ev.Trace, int64(ev.Seq), ev.Hash[:], ev.Type, run, ev.Canonical())
 		}
-		if err := projectRun(ctx, tx, ev); err != nil {
+		if _, err := tx.ExecContext(ctx, insertSQL(eventsInsert, 7, len(chunk)), args...); err != nil {
+			return 0, classify(err, op, fmt.Sprintf("events %s seq %d…", chunk[0].Trace, chunk[0].Seq))
+		}
+	}
+	for lo := 0; lo < len(nodes); lo += insertChunk {
+		chunk := nodes[lo:min(lo+insertChunk, len(nodes))]
+		args = args[:0]
+		for _, n := range chunk {
+			args = append(args, nodeKey(n.ID), n.Hash)
+		}
+		if _, err := tx.ExecContext(ctx, insertSQL(nodesInsert, 2, len(chunk)), args...); err != nil {
+			return 0, classify(err, op, "merkle nodes")
+		}
+	}
+	for _, ev := range events {
+		if err := projectRun(ctx, tx, &db.st, ev); err != nil {
 			return 0, err
 		}
 	}
@@ -99,7 +125,12 @@ func (db *DB) treeInTx(ctx context.Context, tx *sql.Tx) (*tlog.Tree, error) {
 		return db.tree, nil
 	}
 	ids := tlog.EdgeNodes(uint64(size))
-	hashes, err := readNodes(ctx, tx, ids)
+	hashes, err := readNodes(ctx, func(leaf bool, key int64) *sql.Row {
+		if leaf {
+			return tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE idx = ?", key)
+		}
+		return tx.QueryRowContext(ctx, "SELECT hash FROM tlog_nodes WHERE id = ?", key)
+	}, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -111,29 +142,31 @@ func (db *DB) treeInTx(ctx context.Context, tx *sql.Tx) (*tlog.Tree, error) {
 	return t, nil
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 // ReadNodes implements [tlog.NodeReader].
 func (db *DB) ReadNodes(ctx context.Context, ids []compact.NodeID) ([][]byte, error) {
-	return readNodes(ctx, db.read, ids)
+	return readNodes(ctx, func(leaf bool, key int64) *sql.Row {
+		if leaf {
+			return db.st.leaf.QueryRowContext(ctx, key)
+		}
+		return db.st.node.QueryRowContext(ctx, key)
+	}, ids)
 }
 
-func readNodes(ctx context.Context, q querier, ids []compact.NodeID) ([][]byte, error) {
+// readNodes reads Merkle nodes through row: a stored node (level >= 1) by its
+// key, or an event hash (level 0) by its index.
+func readNodes(ctx context.Context, row func(leaf bool, key int64) *sql.Row, ids []compact.NodeID) ([][]byte, error) {
 	const op = "sqlite.nodes"
 	out := make([][]byte, len(ids))
 	for i, id := range ids {
 		var h []byte
 		var err error
 		if id.Level == 0 {
-			err = q.QueryRowContext(ctx, "SELECT hash FROM events WHERE idx = ?", int64(id.Index)).Scan(&h)
+			err = row(true, int64(id.Index)).Scan(&h)
 			if err == nil {
 				h = tlog.LeafHash(h)
 			}
 		} else {
-			err = q.QueryRowContext(ctx, "SELECT hash FROM tlog_nodes WHERE id = ?", nodeKey(id)).Scan(&h)
+			err = row(false, nodeKey(id)).Scan(&h)
 		}
 		if err == sql.ErrNoRows {
 			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is missing", id.Level, id.Index)
@@ -179,7 +212,8 @@ func (db *DB) TraceHead(ctx context.Context, trace string) (uint64, canon.Digest
 
 // ReadTrace implements [ledger.Reader].
 func (db *DB) ReadTrace(ctx context.Context, trace string, after uint64, fn func(ledger.Stored) error) error {
-	return db.scan(ctx, "sqlite.read_trace", fn, "SELECT idx, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq", trace, int64(after))
+	rows, err := db.st.readTrace.QueryContext(ctx, trace, int64(after))
+	return scanRows(rows, err, "sqlite.read_trace", fn)
 }
 
 // ReadLog implements [ledger.Reader].
@@ -189,6 +223,10 @@ func (db *DB) ReadLog(ctx context.Context, from uint64, fn func(ledger.Stored) e
 
 func (db *DB) scan(ctx context.Context, op string, fn func(ledger.Stored) error, query string, args ...any) error {
 	rows, err := db.read.QueryContext(ctx, query, args...)
+	return scanRows(rows, err, op, fn)
+}
+
+func scanRows(rows *sql.Rows, err error, op string, fn func(ledger.Stored) error) error {
 	if err != nil {
 		return classify(err, op, "query")
 	}
@@ -206,27 +244,20 @@ func (db *DB) scan(ctx context.Context, op string, fn func(ledger.Stored) error,
 	return classify(rows.Err(), op, "read")
 }
 
-// EventByHash implements [ledger.Reader].
+// EventByHash implements [ledger.Reader]. Events are not indexed by hash,
+// which would cost a random index write per append: the lookup scans the log,
+// newest first.
 func (db *DB) EventByHash(ctx context.Context, h canon.Digest) (ledger.Stored, error) {
-	rows, err := db.read.QueryContext(ctx, "SELECT idx, hash, data FROM events WHERE hkey = ?", hkey(h[:]))
+	var idx int64
+	var data []byte
+	err := db.read.QueryRowContext(ctx, "SELECT idx, data FROM events WHERE hash = ? ORDER BY idx DESC LIMIT 1", h[:]).Scan(&idx, &data)
+	if err == sql.ErrNoRows {
+		return ledger.Stored{}, sanad.Errorf(sanad.CodeNotFound, "sqlite.event_by_hash", "no event with hash %s", h)
+	}
 	if err != nil {
 		return ledger.Stored{}, classify(err, "sqlite.event_by_hash", "query")
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var idx int64
-		var hash, data []byte
-		if err := rows.Scan(&idx, &hash, &data); err != nil {
-			return ledger.Stored{}, classify(err, "sqlite.event_by_hash", "scan")
-		}
-		if string(hash) == string(h[:]) {
-			return ledger.Stored{Index: uint64(idx), Raw: data}, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return ledger.Stored{}, classify(err, "sqlite.event_by_hash", "read")
-	}
-	return ledger.Stored{}, sanad.Errorf(sanad.CodeNotFound, "sqlite.event_by_hash", "no event with hash %s", h)
+	return ledger.Stored{Index: uint64(idx), Raw: data}, nil
 }
 
 // Traces implements [ledger.Reader].
@@ -274,40 +305,20 @@ func (db *DB) Checkpoints(ctx context.Context) ([][]byte, error) {
 	return out, classify(rows.Err(), "sqlite.checkpoints", "read")
 }
 
-// projectRun applies a run event to the runs table within tx.
-func projectRun(ctx context.Context, tx *sql.Tx, ev *ledger.Event) error {
+// projectRun applies a run event to the runs table within tx: run.started
+// inserts the run with its started body, a terminal event records its body.
+// Nothing is decoded: records are composed on read ([runs.Compose]).
+func projectRun(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event) error {
 	const op = "sqlite.project_run"
-	switch ev.Type {
-	case runs.TypeStarted, runs.TypeCompleted, runs.TypeFailed, runs.TypeDenied, runs.TypeCancelled:
-	default:
+	status, ok := runs.StatusOf(ev.Type)
+	if !ok {
 		return nil
 	}
-	var cur *sanad.Run
-	if ev.Type != runs.TypeStarted {
-		var rec []byte
-		err := tx.QueryRowContext(ctx, "SELECT record FROM runs WHERE run_id = ?", ev.Run).Scan(&rec)
-		if err != nil && err != sql.ErrNoRows {
-			return classify(err, op, "read run")
-		}
-		if err == nil {
-			cur = new(sanad.Run)
-			if err := json.Unmarshal(rec, cur); err != nil {
-				return sanad.Wrap(err, sanad.CodeIntegrity, op, "stored run record is damaged")
-			}
-		}
+	var err error
+	if ev.Type == runs.TypeStarted {
+		_, err = tx.StmtContext(ctx, st.insRun).ExecContext(ctx, ev.Run, ev.Trace, string(status), []byte(ev.Body))
+	} else {
+		_, err = tx.StmtContext(ctx, st.endRun).ExecContext(ctx, string(status), []byte(ev.Body), ev.Time.UTC().Format(time.RFC3339Nano), ev.Run)
 	}
-	next, _, err := runs.Project(cur, ev)
-	if err != nil {
-		return sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
-	}
-	rec, err := json.Marshal(next)
-	if err != nil {
-		return sanad.Wrap(err, sanad.CodeInternal, op, "encode run")
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO runs (run_id, trace, parent_id, kind, tenant, case_id, agent, status, started_at, record)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (run_id) DO UPDATE SET status = excluded.status, record = excluded.record`,
-		next.ID, next.Trace, next.ParentID, string(next.Kind), next.Scope.Tenant, next.Scope.Case, next.Agent,
-		string(next.Status), next.StartedAt.UTC().Format("2006-01-02T15:04:05.000000000Z"), rec)
-	return classify(err, op, "upsert run")
+	return classify(err, op, "project run "+ev.Run)
 }

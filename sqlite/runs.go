@@ -3,61 +3,70 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
+	"time"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/runs"
 )
 
 // Run returns the projected record of a run, or NOT_FOUND.
 func (db *DB) Run(ctx context.Context, id string) (sanad.Run, error) {
-	var rec []byte
-	err := db.read.QueryRowContext(ctx, "SELECT record FROM runs WHERE run_id = ?", id).Scan(&rec)
-	if err == sql.ErrNoRows {
+	rs, err := db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE run_id = ?", id)
+	if err != nil {
+		return sanad.Run{}, err
+	}
+	if len(rs) == 0 {
 		return sanad.Run{}, sanad.Errorf(sanad.CodeNotFound, "sqlite.run", "no run %q", id)
 	}
-	if err != nil {
-		return sanad.Run{}, classify(err, "sqlite.run", "query")
-	}
-	var r sanad.Run
-	if err := json.Unmarshal(rec, &r); err != nil {
-		return r, sanad.Wrap(err, sanad.CodeIntegrity, "sqlite.run", "stored run record is damaged")
-	}
-	return r, nil
+	return rs[0], nil
 }
 
-// Runs returns the projected runs, of one trace or (trace "") all, in order of start.
+// Runs returns the projected runs, of one trace or (trace "") all, in the
+// order they started.
 func (db *DB) Runs(ctx context.Context, trace string) ([]sanad.Run, error) {
-	q := "SELECT record FROM runs ORDER BY started_at, run_id"
-	args := []any{}
-	if trace != "" {
-		q = "SELECT record FROM runs WHERE trace = ? ORDER BY started_at, run_id"
-		args = append(args, trace)
+	if trace == "" {
+		return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs ORDER BY rowid")
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE trace = ? ORDER BY rowid", trace)
+}
+
+func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]sanad.Run, error) {
+	const op = "sqlite.runs"
+	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, classify(err, "sqlite.runs", "query")
+		return nil, classify(err, op, "query")
 	}
 	defer rows.Close()
 	var out []sanad.Run
 	for rows.Next() {
-		var rec []byte
-		if err := rows.Scan(&rec); err != nil {
-			return nil, classify(err, "sqlite.runs", "scan")
+		var started, ended []byte
+		var endedAt sql.NullString
+		if err := rows.Scan(&started, &ended, &endedAt); err != nil {
+			return nil, classify(err, op, "scan")
 		}
-		var r sanad.Run
-		if err := json.Unmarshal(rec, &r); err != nil {
-			return nil, sanad.Wrap(err, sanad.CodeIntegrity, "sqlite.runs", "stored run record is damaged")
+		var at time.Time
+		if endedAt.Valid {
+			if at, err = time.Parse(time.RFC3339Nano, endedAt.String); err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "stored run end time is damaged")
+			}
+		}
+		r, err := runs.Compose(started, ended, at)
+		if err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "stored run record is damaged")
 		}
 		out = append(out, r)
 	}
-	return out, classify(rows.Err(), "sqlite.runs", "read")
+	return out, classify(rows.Err(), op, "read")
 }
 
 // RebuildRuns drops the runs projection and rebuilds it from the ledger's
 // events, in one transaction.
 func (db *DB) RebuildRuns(ctx context.Context) error {
 	const op = "sqlite.rebuild_runs"
+	if db.write == nil {
+		return sanad.Errorf(sanad.CodeInvalidInput, op, "the store is open read-only")
+	}
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	tx, err := db.write.BeginTx(ctx, nil)
@@ -68,31 +77,38 @@ func (db *DB) RebuildRuns(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, "DELETE FROM runs"); err != nil {
 		return classify(err, op, "delete")
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT data FROM events WHERE type LIKE 'run.%' ORDER BY idx")
-	if err != nil {
-		return classify(err, op, "query")
-	}
-	var evs []*ledger.Event
-	for rows.Next() {
-		var raw []byte
-		if err := rows.Scan(&raw); err != nil {
-			rows.Close()
-			return classify(err, op, "scan")
-		}
-		ev, err := ledger.Decode(raw)
+	var last int64 = -1
+	for {
+		// Read in pages so that the whole log never sits in memory.
+		var evs []*ledger.Event
+		rows, err := tx.QueryContext(ctx, "SELECT idx, data FROM events WHERE idx > ? AND type LIKE 'run.%' ORDER BY idx LIMIT 4096", last)
 		if err != nil {
-			rows.Close()
-			return sanad.Wrap(err, sanad.CodeIntegrity, op, err.Error())
+			return classify(err, op, "query")
 		}
-		evs = append(evs, ev)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return classify(err, op, "read")
-	}
-	for _, ev := range evs {
-		if err := projectRun(ctx, tx, ev); err != nil {
-			return err
+		for rows.Next() {
+			var raw []byte
+			if err := rows.Scan(&last, &raw); err != nil {
+				rows.Close()
+				return classify(err, op, "scan")
+			}
+			ev, err := ledger.Decode(raw)
+			if err != nil {
+				rows.Close()
+				return sanad.Wrap(err, sanad.CodeIntegrity, op, err.Error())
+			}
+			evs = append(evs, ev)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return classify(err, op, "read")
+		}
+		if len(evs) == 0 {
+			break
+		}
+		for _, ev := range evs {
+			if err := projectRun(ctx, tx, &db.st, ev); err != nil {
+				return err
+			}
 		}
 	}
 	return classify(tx.Commit(), op, "commit")

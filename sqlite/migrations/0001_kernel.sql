@@ -4,14 +4,12 @@ CREATE TABLE events (
   idx   INTEGER PRIMARY KEY,          -- leaf index in the Merkle log, from 0
   trace TEXT    NOT NULL,
   seq   INTEGER NOT NULL,
-  hkey  INTEGER NOT NULL,             -- first 8 bytes of hash, for lookups
   hash  BLOB    NOT NULL,             -- 32-byte event hash (the leaf data)
   type  TEXT    NOT NULL,
   run   TEXT,
   data  BLOB    NOT NULL,             -- canonical JSON of the sealed event
   UNIQUE (trace, seq)
 );
-CREATE INDEX events_hkey ON events (hkey);
 
 -- Merkle nodes of level >= 1; id = level << 56 | index. Level 0 is derived
 -- from events.hash.
@@ -25,18 +23,15 @@ CREATE TABLE checkpoints (
   note BLOB    NOT NULL
 );
 
--- Projection of run.* events.
+-- Projection of run.* events: the run.started body as recorded, and the
+-- terminal event's body and time once the run ends. Composed on read.
 CREATE TABLE runs (
   run_id     TEXT PRIMARY KEY,
   trace      TEXT NOT NULL,
-  parent_id  TEXT,
-  kind       TEXT NOT NULL,
-  tenant     TEXT NOT NULL,
-  case_id    TEXT NOT NULL,
-  agent      TEXT NOT NULL,
   status     TEXT NOT NULL,
-  started_at TEXT NOT NULL,
-  record     BLOB NOT NULL               -- JSON of sanad.Run
+  started    BLOB NOT NULL,              -- body of run.started
+  ended      BLOB,                       -- body of the terminal event
+  ended_at   TEXT
 );
 CREATE INDEX runs_trace ON runs (trace);
 

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/transparency-dev/merkle/proof"
+	"github.com/transparency-dev/merkle/rfc6962"
+	"golang.org/x/mod/sumdb/note"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"sanad": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: each is a txtar file
+// of commands and expected output (rogpeppe/go-internal/testscript).
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("SANAD_HOME", env.WorkDir+"/home")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"jsonenv":    jsonEnv,
+			"checknote":  checkNote,
+			"checkproof": checkProof,
+			"truncate":   truncateFile,
+		},
+	})
+}
+
+// jsonenv VAR FILE KEY sets VAR to the string (or number) at KEY of the first
+// JSON value in FILE.
+func jsonEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonenv VAR FILE KEY")
+	}
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[1])))
+	ts.Check(dec.Decode(&m))
+	v, ok := m[args[2]]
+	if !ok {
+		ts.Fatalf("no key %q in %s", args[2], args[1])
+	}
+	switch x := v.(type) {
+	case string:
+		ts.Setenv(args[0], x)
+	case float64:
+		ts.Setenv(args[0], strconv.FormatFloat(x, 'f', -1, 64))
+	default:
+		ts.Fatalf("key %q is not a string or number", args[2])
+	}
+}
+
+// checknote CHECKPOINT_FILE KEY_FILE opens the signed note with a verifier
+// made from the key text, as any C2SP signed-note user would.
+func checkNote(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: checknote CHECKPOINT_FILE KEY_FILE")
+	}
+	v, err := note.NewVerifier(strings.TrimSpace(ts.ReadFile(args[1])))
+	ts.Check(err)
+	n, err := note.Open([]byte(ts.ReadFile(args[0])), note.VerifierList(v))
+	if neg {
+		if err == nil {
+			ts.Fatalf("note verified, want failure")
+		}
+		return
+	}
+	ts.Check(err)
+	if !strings.HasPrefix(n.Text, v.Name()+"\n") {
+		ts.Fatalf("checkpoint origin is not %q", v.Name())
+	}
+}
+
+// checkproof PROOF_JSON verifies `sanad ledger proof --json` output with
+// transparency-dev/merkle's proof.VerifyInclusion.
+func checkProof(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: checkproof PROOF_JSON")
+	}
+	var p struct {
+		LeafIndex uint64   `json:"leaf_index"`
+		TreeSize  uint64   `json:"tree_size"`
+		LeafHash  string   `json:"leaf_hash"`
+		RootHash  string   `json:"root_hash"`
+		Proof     []string `json:"proof"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &p))
+	dec := func(s string) []byte {
+		b, err := base64.StdEncoding.DecodeString(s)
+		ts.Check(err)
+		return b
+	}
+	var hashes [][]byte
+	for _, h := range p.Proof {
+		hashes = append(hashes, dec(h))
+	}
+	err := proof.VerifyInclusion(rfc6962.DefaultHasher, p.LeafIndex, p.TreeSize, dec(p.LeafHash), hashes, dec(p.RootHash))
+	if neg != (err != nil) {
+		ts.Fatalf("VerifyInclusion = %v, neg %v", err, neg)
+	}
+}
+
+// truncate FILE N cuts FILE to N bytes.
+func truncateFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: truncate FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	ts.Check(os.Truncate(ts.MkAbs(args[0]), int64(n)))
+}
