@@ -6,6 +6,7 @@
 package artifact
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -77,8 +78,8 @@ func (s *Store) Put(ctx context.Context, scope sanad.Scope, run, mediaType strin
 
 func (s *Store) writeBlob(sum string, data []byte) error {
 	p := s.Path(sum)
-	if _, err := os.Stat(p); err == nil {
-		return nil
+	if existing, err := os.ReadFile(p); err == nil && bytes.Equal(existing, data) {
+		return nil // already stored; a damaged copy is replaced below
 	}
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -137,7 +137,7 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 // Append records an event of this run, signed by agent ("" for the runtime).
 func (run *Run) Append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {
 	if run.ended {
-		return nil, sanad.Errorf(sanad.CodeConflict, "runs.append", "run %s has ended", run.Record.ID)
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.append", "run %s has ended", run.Record.ID)
 	}
 	return run.append(ctx, typ, agent, body, refs)
 }
@@ -176,7 +176,7 @@ func (run *Run) Ended() bool { return run.ended }
 func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad.ArtifactRef, response any, cause error) error {
 	const op = "runs.end"
 	if run.ended {
-		return sanad.Errorf(sanad.CodeConflict, op, "run %s has already ended", run.Record.ID)
+		return sanad.Errorf(sanad.CodeInvalidInput, op, "run %s has already ended", run.Record.ID)
 	}
 	typ, _ := TerminalType(status)
 	body := EndedBody{Status: status, Outcome: status.Outcome(), Outputs: outputs, Error: sanad.NewRunError(cause)}

@@ -73,8 +73,8 @@ type DB struct {
 
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
-	insRun, endRun *sql.Stmt // on the write connection
-	readTrace, node, leaf             *sql.Stmt // on the read pool
+	insRun, endRun        *sql.Stmt // on the write connection
+	readTrace, node, leaf *sql.Stmt // on the read pool
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -151,7 +151,9 @@ func (db *DB) dsn(readOnly bool) string {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Set("_txlock", "immediate")
 	}
-	return "file:" + db.cfg.Path + "?" + q.Encode()
+	// The path is part of a URI: escape what would end or alter it.
+	path := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(db.cfg.Path)
+	return "file:" + path + "?" + q.Encode()
 }
 
 // Close closes the database.
@@ -208,6 +210,14 @@ func (db *DB) migrate(ctx context.Context) error {
 }
 
 func (db *DB) checkReadable(ctx context.Context) error {
+	var version int
+	if err := db.read.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return classify(err, "sqlite.open", "cannot read the database (is it a sanad SQLite file?)")
+	}
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	if version > len(names) {
+		return sanad.Errorf(sanad.CodeInvalidInput, "sqlite.open", "database schema version %d is newer than this sanad (%d): upgrade sanad", version, len(names))
+	}
 	var n int
 	if err := db.read.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = 'events'").Scan(&n); err != nil {
 		return classify(err, "sqlite.open", "cannot read the database (is it a sanad SQLite file?)")
