@@ -10,9 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"unicode/utf8"
-
-	"github.com/gowebpki/jcs"
 )
 
 // ErrNotCanonical is returned by [Check] for JSON that is valid but not in
@@ -21,14 +18,11 @@ var ErrNotCanonical = errors.New("canon: json is not in RFC 8785 canonical form"
 
 // Transform returns the canonical form of the JSON document raw.
 func Transform(raw []byte) ([]byte, error) {
-	if !utf8.Valid(raw) {
-		return nil, errors.New("canon: json is not valid UTF-8")
-	}
-	out, err := jcs.Transform(raw)
+	v, err := Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("canon: %w", err)
+		return nil, err
 	}
-	return out, nil
+	return AppendCanonical(make([]byte, 0, len(raw)), v)
 }
 
 // Marshal returns the canonical JSON encoding of v: encoding/json's encoding

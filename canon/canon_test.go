@@ -1,8 +1,11 @@
 package canon_test
 
 import (
+	"errors"
+
 	"bytes"
 	"encoding/json"
+	"github.com/gowebpki/jcs"
 	"math"
 	"os"
 	"path/filepath"
@@ -159,6 +162,38 @@ func FuzzTransform(f *testing.F) {
 		}
 		if !bytes.Equal(again, out) {
 			t.Fatalf("not idempotent:\n%q\n%q", out, again)
+		}
+	})
+}
+
+// FuzzTransformMatchesReference compares Transform with the reference
+// implementation github.com/gowebpki/jcs: both accept and agree, or both
+// refuse. Transform is stricter in one way only: duplicate member names.
+func FuzzTransformMatchesReference(f *testing.F) {
+	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{`{"a":1,"a":2}`, `"\ud800"`, `1e400`, `-0`, `[1.5e-7, 1e21, 123456789012345678]`, `{"\u20ac":1,"\ud83d\ude00":2,"\uffff":3}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := canon.Transform(raw)
+		want, refErr := jcs.Transform(raw)
+		var se *canon.SyntaxError
+		if err != nil && refErr == nil && errors.As(err, &se) && strings.Contains(se.Reason, "duplicate") {
+			return
+		}
+		if (err == nil) != (refErr == nil) {
+			t.Fatalf("Transform(%q): err %v, reference err %v", raw, err, refErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("Transform(%q) = %q, reference %q", raw, got, want)
 		}
 	})
 }

@@ -29,16 +29,19 @@ func HashWithout(v any, keys ...string) (Digest, error) {
 	if err != nil {
 		return Digest{}, fmt.Errorf("canon: %w", err)
 	}
-	var tree any
-	if err := json.Unmarshal(raw, &tree); err != nil {
-		return Digest{}, fmt.Errorf("canon: %w", err)
+	tree, err := Parse(raw)
+	if err != nil {
+		return Digest{}, err
 	}
 	drop := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		drop[k] = true
 	}
-	tree = strip(tree, drop)
-	return Hash(tree)
+	out, err := AppendCanonical(nil, strip(tree, drop))
+	if err != nil {
+		return Digest{}, err
+	}
+	return Sum(out), nil
 }
 
 func strip(v any, drop map[string]bool) any {

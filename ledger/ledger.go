@@ -180,6 +180,10 @@ type Draft struct {
 	// Body is encoded as canonical JSON; a json.RawMessage is canonicalized.
 	Body any
 	Refs []sanad.ArtifactRef
+	// NewTrace says the trace has no events yet (its id was just made), so
+	// its head need not be read. If it does have events, the store refuses the
+	// append as a conflict and the ledger retries on the real head.
+	NewTrace bool
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
@@ -201,7 +205,9 @@ func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
 	buf := make([]byte, 0, 512+len(ev.Body))
 	for attempt := 0; ; attempt++ {
 		if !h.loaded {
-			if err := l.loadHead(ctx, d.Trace, h); err != nil {
+			if d.NewTrace && attempt == 0 {
+				h.seq, h.hash, h.rules, h.loaded = 0, canon.Digest{}, l.cfg.Types.Rules(), true
+			} else if err := l.loadHead(ctx, d.Trace, h); err != nil {
 				return nil, err
 			}
 		}
@@ -291,11 +297,11 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 	if agent == l.cfg.LogIdentity {
 		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "the log key signs only checkpoints")
 	}
-	body, err := encodeBody(d.Body)
+	tree, body, err := encodeBody(d.Body)
 	if err != nil {
 		return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("body of %s: %v", d.Type, err))
 	}
-	if err := l.cfg.Types.ValidateBody(d.Type, body); err != nil {
+	if err := l.cfg.Types.validate(d.Type, tree); err != nil {
 		return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
 	}
 	for i := range d.Refs {
@@ -315,18 +321,28 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 	return ev, key, nil
 }
 
-func encodeBody(v any) (json.RawMessage, error) {
+// encodeBody returns the body as a parsed tree (for schema validation) and
+// as canonical JSON, parsing it once.
+func encodeBody(v any) (any, json.RawMessage, error) {
 	if v == nil {
-		return json.RawMessage("{}"), nil
+		return map[string]any{}, json.RawMessage("{}"), nil
 	}
-	b, err := canon.Marshal(v)
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, nil, err
+		}
+	}
+	tree, err := canon.Parse(raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(b) == 0 || b[0] != '{' {
-		return nil, errors.New("body must be a JSON object")
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, nil, errors.New("body must be a JSON object")
 	}
-	return b, nil
+	body, err := canon.AppendCanonical(make([]byte, 0, len(raw)), tree)
+	return tree, body, err
 }
 
 func (l *Ledger) acquire(trace string) *traceHead {

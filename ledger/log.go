@@ -158,4 +158,3 @@ func (l *Ledger) Events(ctx context.Context, trace string) ([]*Event, error) {
 	err := l.Replay(ctx, trace, func(e *Event) error { out = append(out, e); return nil })
 	return out, err
 }
-

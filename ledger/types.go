@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -9,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/sanadhq/sanad/canon"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -133,13 +134,18 @@ func (t *Types) Rules() []Rule {
 
 // ValidateBody checks body against the schema of type name.
 func (t *Types) ValidateBody(name string, body json.RawMessage) error {
+	v, err := canon.Parse(body)
+	if err != nil {
+		return fmt.Errorf("body of %s is not JSON: %w", name, err)
+	}
+	return t.validate(name, v)
+}
+
+// validate checks a parsed body (as canon.Parse returns it).
+func (t *Types) validate(name string, v any) error {
 	d, ok := t.defs[name]
 	if !ok {
 		return fmt.Errorf("unknown event type %q", name)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("body of %s is not JSON: %w", name, err)
 	}
 	if err := d.schema.Validate(v); err != nil {
 		return fmt.Errorf("body of %s does not match its schema: %s", name, schemaMessage(err))

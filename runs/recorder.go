@@ -107,7 +107,7 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 		rec.RequestHash = h.String()
 	}
 	run := &Run{rec: r, Record: rec, role: s.Role}
-	if _, err := run.append(ctx, TypeStarted, "", StartedBody{Run: rec}, s.Inputs); err != nil {
+	if _, err := run.appendDraft(ctx, TypeStarted, "", StartedBody{Run: rec}, s.Inputs, s.Parent == nil); err != nil {
 		return nil, err
 	}
 	d := s.Decision
@@ -143,6 +143,10 @@ func (run *Run) Append(ctx context.Context, typ, agent string, body any, refs []
 }
 
 func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {
+	return run.appendDraft(ctx, typ, agent, body, refs, false)
+}
+
+func (run *Run) appendDraft(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef, newTrace bool) (*ledger.Event, error) {
 	rec := run.Record
 	role := ""
 	if agent == rec.Agent {
@@ -150,7 +154,7 @@ func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []
 	}
 	return run.rec.Ledger.Append(ctx, ledger.Draft{
 		Trace: rec.Trace, Type: typ, Run: rec.ID, Parent: rec.ParentID, Root: rec.RootID,
-		Agent: agent, Role: role, Scope: rec.Scope, Body: body, Refs: refs,
+		Agent: agent, Role: role, Scope: rec.Scope, Body: body, Refs: refs, NewTrace: newTrace,
 	})
 }
 

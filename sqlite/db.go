@@ -73,8 +73,8 @@ type DB struct {
 
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
-	insRun, endRun        *sql.Stmt // on the write connection
-	readTrace, node, leaf *sql.Stmt // on the read pool
+	insRun, endRun, insEvents, insNodes, insEvent, insNode, size *sql.Stmt // on the write connection
+	readTrace, node, leaf                                        *sql.Stmt // on the read pool
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -87,6 +87,11 @@ func (db *DB) prepare(ctx context.Context) error {
 	}
 	if db.write != nil {
 		must(&db.st.insRun, db.write, "INSERT INTO runs (run_id, trace, status, started) VALUES (?, ?, ?, ?)")
+		must(&db.st.insEvents, db.write, insertSQL(eventsInsert, eventCols, insertChunk))
+		must(&db.st.insEvent, db.write, insertSQL(eventsInsert, eventCols, 1))
+		must(&db.st.insNodes, db.write, insertSQL(nodesInsert, 2, insertChunk))
+		must(&db.st.insNode, db.write, insertSQL(nodesInsert, 2, 1))
+		must(&db.st.size, db.write, treeSizeSQL)
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended = ?, ended_at = ? WHERE run_id = ?")
 	}
 	must(&db.st.readTrace, db.read, "SELECT idx, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
@@ -148,7 +153,7 @@ func (db *DB) dsn(readOnly bool) string {
 			q.Set("mode", "ro")
 		}
 	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
+				q.Add("_pragma", "journal_mode(WAL)")
 		q.Set("_txlock", "immediate")
 	}
 	// The path is part of a URI: escape what would end or alter it.

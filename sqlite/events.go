@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -19,23 +18,36 @@ import (
 var _ ledger.Store = (*DB)(nil)
 
 const (
+	eventCols    = 7
+	treeSizeSQL  = "SELECT idx + 1 FROM events ORDER BY idx DESC LIMIT 1" // uses the rowid, unlike MAX()+1
 	insertChunk  = 64
 	eventsInsert = "INSERT INTO events (idx, trace, seq, hash, type, run, data) VALUES "
 	nodesInsert  = "INSERT INTO tlog_nodes (id, hash) VALUES "
 )
 
-var insertSQLCache sync.Map // "prefix|cols|rows" → SQL text
-
 // insertSQL returns prefix followed by rows groups of cols placeholders.
 func insertSQL(prefix string, cols, rows int) string {
-	key := fmt.Sprintf("%s|%d|%d", prefix, cols, rows)
-	if q, ok := insertSQLCache.Load(key); ok {
-		return q.(string)
-	}
 	group := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
-	q := prefix + strings.TrimSuffix(strings.Repeat(group+", ", rows), ", ")
-	insertSQLCache.Store(key, q)
-	return q
+	return prefix + strings.TrimSuffix(strings.Repeat(group+", ", rows), ", ")
+}
+
+// insertRows inserts rows of cols values each from args: full chunks with
+// the prepared multi-row statement many, the rest with one.
+func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, cols int, args []any) error {
+	per := cols * insertChunk
+	for len(args) >= per {
+		if _, err := tx.StmtContext(ctx, many).ExecContext(ctx, args[:per]...); err != nil {
+			return err
+		}
+		args = args[per:]
+	}
+	for len(args) > 0 {
+		if _, err := tx.StmtContext(ctx, one).ExecContext(ctx, args[:cols]...); err != nil {
+			return err
+		}
+		args = args[cols:]
+	}
+	return nil
 }
 
 func nodeKey(id compact.NodeID) int64 { return int64(uint64(id.Level)<<56 | id.Index) }
@@ -76,30 +88,23 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 			return 0, sanad.Wrap(err, sanad.CodeInternal, op, "merkle append")
 		}
 	}
-	args := make([]any, 0, 8*insertChunk)
-	for lo := 0; lo < len(events); lo += insertChunk {
-		chunk := events[lo:min(lo+insertChunk, len(events))]
-		args = args[:0]
-		for i, ev := range chunk {
-			var run any
-			if ev.Run != "" {
-				run = ev.Run
-			}
-			args = append(args, int64(first)+int64(lo+i), ev.Trace, int64(ev.Seq), ev.Hash[:], ev.Type, run, ev.Canonical())
+	args := make([]any, 0, eventCols*len(events))
+	for i, ev := range events {
+		var run any
+		if ev.Run != "" {
+			run = ev.Run
 		}
-		if _, err := tx.ExecContext(ctx, insertSQL(eventsInsert, 7, len(chunk)), args...); err != nil {
-			return 0, classify(err, op, fmt.Sprintf("events %s seq %d…", chunk[0].Trace, chunk[0].Seq))
-		}
+		args = append(args, int64(first)+int64(i), ev.Trace, int64(ev.Seq), ev.Hash[:], ev.Type, run, ev.Canonical())
 	}
-	for lo := 0; lo < len(nodes); lo += insertChunk {
-		chunk := nodes[lo:min(lo+insertChunk, len(nodes))]
-		args = args[:0]
-		for _, n := range chunk {
-			args = append(args, nodeKey(n.ID), n.Hash)
-		}
-		if _, err := tx.ExecContext(ctx, insertSQL(nodesInsert, 2, len(chunk)), args...); err != nil {
-			return 0, classify(err, op, "merkle nodes")
-		}
+	if err := insertRows(ctx, tx, db.st.insEvents, db.st.insEvent, eventCols, args); err != nil {
+		return 0, classify(err, op, fmt.Sprintf("events %s seq %d…", events[0].Trace, events[0].Seq))
+	}
+	args = args[:0]
+	for _, n := range nodes {
+		args = append(args, nodeKey(n.ID), n.Hash)
+	}
+	if err := insertRows(ctx, tx, db.st.insNodes, db.st.insNode, 2, args); err != nil {
+		return 0, classify(err, op, "merkle nodes")
 	}
 	for _, ev := range events {
 		if err := projectRun(ctx, tx, &db.st, ev); err != nil {
@@ -118,7 +123,7 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 // if another connection has appended since it was cached.
 func (db *DB) treeInTx(ctx context.Context, tx *sql.Tx) (*tlog.Tree, error) {
 	var size int64
-	if err := tx.QueryRowContext(ctx, "SELECT COALESCE(MAX(idx) + 1, 0) FROM events").Scan(&size); err != nil {
+	if err := tx.StmtContext(ctx, db.st.size).QueryRowContext(ctx).Scan(&size); err != nil && err != sql.ErrNoRows {
 		return nil, classify(err, "sqlite.append", "tree size")
 	}
 	if db.tree != nil && db.tree.Size() == uint64(size) {
@@ -185,7 +190,7 @@ func readNodes(ctx context.Context, row func(leaf bool, key int64) *sql.Row, ids
 // TreeSize implements [ledger.TreeStore].
 func (db *DB) TreeSize(ctx context.Context) (uint64, error) {
 	var size int64
-	if err := db.read.QueryRowContext(ctx, "SELECT COALESCE(MAX(idx) + 1, 0) FROM events").Scan(&size); err != nil {
+	if err := db.read.QueryRowContext(ctx, treeSizeSQL).Scan(&size); err != nil && err != sql.ErrNoRows {
 		return 0, classify(err, "sqlite.tree_size", "tree size")
 	}
 	return uint64(size), nil
