@@ -11,9 +11,17 @@
 //	proofs.json              an inclusion proof per event against the checkpoint
 //	keys.json                public keys by key id, and the checkpoint verifier key
 //	artifacts/sha256/<hex>   the content of each referenced artifact
+//	head                     a note signed by the log key: the trace, its last
+//	                         event and the manifest's hash, so that nothing can
+//	                         be dropped from the end or swapped in the manifest
 package bundle
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
 )
@@ -28,6 +36,7 @@ const (
 	CheckpointFile = "checkpoint"
 	ProofsFile     = "proofs.json"
 	KeysFile       = "keys.json"
+	HeadFile       = "head"
 	ArtifactsDir   = "artifacts/sha256/"
 )
 
@@ -36,6 +45,34 @@ type Manifest struct {
 	Format string            `json:"format"`
 	Trace  string            `json:"trace"`
 	Files  map[string]string `json:"files"`
+}
+
+// Head is what the head note attests.
+type Head struct {
+	Trace    string
+	Seq      uint64
+	Hash     string // "sha256:<hex>" of the last event
+	Manifest string // "sha256:<hex>" of manifest.json
+}
+
+const headTitle = Format + " head"
+
+// Text returns the note text of h.
+func (h Head) Text() string {
+	return fmt.Sprintf("%s\n%s\n%d\n%s\n%s\n", headTitle, h.Trace, h.Seq, h.Hash, h.Manifest)
+}
+
+// ParseHead parses a head note's text.
+func ParseHead(text string) (Head, error) {
+	lines := strings.Split(text, "\n")
+	if len(lines) != 6 || lines[0] != headTitle || lines[5] != "" {
+		return Head{}, errors.New("not a bundle head")
+	}
+	seq, err := strconv.ParseUint(lines[2], 10, 64)
+	if err != nil || strconv.FormatUint(seq, 10) != lines[2] {
+		return Head{}, errors.New("bad seq in bundle head")
+	}
+	return Head{Trace: lines[1], Seq: seq, Hash: lines[3], Manifest: lines[4]}, nil
 }
 
 // Keys is the content of keys.json.

@@ -96,7 +96,7 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 		return rep, fail(ManifestFile, "format %q, want %q", m.Format, Format)
 	}
 	for name, data := range files {
-		if name == ManifestFile {
+		if name == ManifestFile || name == HeadFile {
 			continue
 		}
 		want, listed := m.Files[name]
@@ -112,7 +112,7 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 			return rep, fail(name, "listed in the manifest but missing")
 		}
 	}
-	for _, name := range []string{EventsFile, CheckpointFile, ProofsFile, KeysFile} {
+	for _, name := range []string{EventsFile, CheckpointFile, ProofsFile, KeysFile, HeadFile} {
 		if _, ok := files[name]; !ok {
 			return rep, fail(name, "missing")
 		}
@@ -140,6 +140,17 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 	cp, err := tlog.Open(files[CheckpointFile], verifier)
 	if err != nil {
 		return rep, fail(CheckpointFile, "%v", err)
+	}
+	hn, err := note.Open(files[HeadFile], note.VerifierList(verifier))
+	if err != nil {
+		return rep, fail(HeadFile, "signature: %v", err)
+	}
+	head, err := ParseHead(hn.Text)
+	if err != nil {
+		return rep, fail(HeadFile, "%v", err)
+	}
+	if head.Trace != m.Trace || head.Manifest != "sha256:"+hexSum(manifestRaw) {
+		return rep, fail(HeadFile, "the signed head is for another trace or manifest")
 	}
 	var proofs Proofs
 	if err := strictJSON(files[ProofsFile], &proofs); err != nil {
@@ -190,6 +201,9 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 	if n == 0 {
 		return rep, fail(EventsFile, "no events")
 	}
+	if seq, h := chk.Head(m.Trace); seq != head.Seq || h.String() != head.Hash {
+		return rep, fail(EventsFile, "the trace ends at seq %d, the signed head says seq %d", seq, head.Seq)
+	}
 	if n != len(proofs.Events) {
 		return rep, fail(ProofsFile, "%d proofs for %d events", len(proofs.Events), n)
 	}
@@ -224,7 +238,7 @@ func strictJSON(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("trailing data")
 	}
 	return nil
@@ -277,12 +291,18 @@ func readTar(r io.Reader) (map[string][]byte, error) {
 	if len(files) == 0 {
 		return nil, &VerifyError{Reason: "empty or not a bundle"}
 	}
+	// Read to the end: a damaged or padded compressed stream is a damaged file.
+	if gz, ok := src.(*gzip.Reader); ok {
+		if _, err := io.Copy(io.Discard, gz); err != nil {
+			return nil, &VerifyError{Reason: fmt.Sprintf("damaged gzip stream: %v", err), Err: err}
+		}
+	}
 	return files, nil
 }
 
 func validName(name string) bool {
 	switch name {
-	case ManifestFile, EventsFile, CheckpointFile, ProofsFile, KeysFile:
+	case ManifestFile, EventsFile, CheckpointFile, ProofsFile, KeysFile, HeadFile:
 		return true
 	}
 	sum, ok := strings.CutPrefix(name, ArtifactsDir)

@@ -28,6 +28,9 @@ type Contents struct {
 	Proofs     Proofs
 	Keys       Keys
 	Artifacts  map[string][]byte // by hex SHA-256
+	// Attest signs the head note with the log key ([ledger.Ledger.Attest]).
+	Attest func(text string) ([]byte, error)
+	last   *ledger.Event
 }
 
 // Assemble gathers a trace's bundle: its events, a checkpoint of the log that
@@ -35,7 +38,7 @@ type Contents struct {
 // signed them and the artifacts they refer to.
 func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace string) (*Contents, error) {
 	const op = "bundle.assemble"
-	c := &Contents{Trace: trace, Artifacts: make(map[string][]byte)}
+	c := &Contents{Trace: trace, Artifacts: make(map[string][]byte), Attest: l.Attest}
 	signed, cp, err := l.Checkpoint(ctx)
 	if err != nil {
 		return nil, err
@@ -58,6 +61,7 @@ func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace
 			return sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("trace %s seq %d: %v", trace, seq+1, err))
 		}
 		seq = ev.Seq
+		c.last = ev
 		p, err := l.ProveStored(ctx, s.Index, ev.Hash, cp)
 		if err != nil {
 			return err
@@ -143,10 +147,15 @@ func (c *Contents) Write(w io.Writer) (Manifest, canon.Digest, error) {
 	if err != nil {
 		return m, canon.Digest{}, sanad.Wrap(err, sanad.CodeInternal, op, "encode manifest")
 	}
+	manifest = append(manifest, '\n')
+	head, err := c.Attest(Head{Trace: c.Trace, Seq: c.last.Seq, Hash: c.last.Hash.String(), Manifest: canon.Sum(manifest).String()}.Text())
+	if err != nil {
+		return m, canon.Digest{}, err
+	}
 	h := sha256.New()
 	gz, _ := gzip.NewWriterLevel(io.MultiWriter(w, h), gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
-	all := append([]file{{ManifestFile, append(manifest, '\n')}}, files...)
+	all := append([]file{{ManifestFile, manifest}, {HeadFile, head}}, files...)
 	for _, f := range all {
 		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {

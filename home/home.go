@@ -87,11 +87,18 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 			return nil, err
 		}
 	}
+	keysDir := filepath.Join(cfg.Dir, "keys")
+	if !cfg.ReadOnly {
+		if err := checkNotReset(dbPath, keysDir); err != nil {
+			h.Close()
+			return nil, err
+		}
+	}
 	if h.DB, err = sqlite.Open(ctx, sqlite.Config{Path: dbPath, Synchronous: cfg.Synchronous, ReadOnly: cfg.ReadOnly}); err != nil {
 		h.Close()
 		return nil, err
 	}
-	if h.Keys, err = keyring.Open(filepath.Join(cfg.Dir, "keys")); err != nil {
+	if h.Keys, err = keyring.Open(keysDir); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -102,18 +109,55 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 	if cfg.ReadOnly {
 		return h, nil
 	}
-	logKey, err := h.Keys.Key(ledger.DefaultLogIdentity)
+	// A ledger that has records must keep its keys: recreating the runtime or
+	// log key would leave every earlier signature unverifiable and make the
+	// log sign a history that contradicts its own checkpoints.
+	size, err := h.DB.TreeSize(ctx)
 	if err != nil {
 		h.Close()
 		return nil, err
 	}
+	key := h.Keys.Key
+	if size > 0 {
+		key = h.Keys.Existing
+	}
+	var logKey *keyring.Key
+	for _, id := range []string{ledger.DefaultRuntimeIdentity, ledger.DefaultLogIdentity} {
+		k, err := key(id)
+		if err != nil {
+			h.Close()
+			if sanad.ErrorCode(err) == sanad.CodeNotFound {
+				return nil, sanad.Errorf(sanad.CodeIntegrity, op, "the %s key of %s is missing but its ledger has %d events: restore keys/%s.key from backup", id, cfg.Dir, size, id)
+			}
+			return nil, err
+		}
+		logKey = k
+	}
 	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: Origin(logKey)})
 	if err != nil {
 		h.Close()
+		var se *sanad.Error
+		if errors.As(err, &se) {
+			return nil, err
+		}
 		return nil, sanad.Wrap(err, sanad.CodeInternal, op, err.Error())
 	}
 	h.Runs = &runs.Recorder{Ledger: h.Ledger}
 	return h, nil
+}
+
+// checkNotReset refuses a home whose database is gone or empty while its log
+// key exists: opening it would silently start a new, shorter ledger under the
+// same key.
+func checkNotReset(dbPath, keysDir string) error {
+	if _, err := os.Stat(filepath.Join(keysDir, ledger.DefaultLogIdentity+".key")); err != nil {
+		return nil // a new home
+	}
+	info, err := os.Stat(dbPath)
+	if err == nil && info.Size() > 0 {
+		return nil
+	}
+	return sanad.Errorf(sanad.CodeIntegrity, "home.open", "%s is missing or empty but the home has a log key: restore it from backup (refusing to start a new ledger under the same key)", dbPath)
 }
 
 // Close closes everything the home opened.

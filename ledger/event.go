@@ -190,6 +190,9 @@ func Decode(raw []byte) (*Event, error) {
 	if err := e.checkFields(); err != nil {
 		return nil, err
 	}
+	if err := canon.Check(e.Body); err != nil {
+		return nil, &DecodeError{Reason: fmt.Sprintf("body: %v", err)}
+	}
 	e.raw = e.appendCanonical(make([]byte, 0, len(raw)), true)
 	if !bytes.Equal(e.raw, raw) {
 		return nil, &DecodeError{Reason: "not in canonical form (or has duplicate or missing fields)"}

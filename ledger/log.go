@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
@@ -65,6 +66,27 @@ func (l *Ledger) Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error
 		return nil, tlog.Checkpoint{}, err
 	}
 	return signed, cp, nil
+}
+
+// Attest signs text as a signed note with the log key: a statement by the
+// log itself, such as the head of an exported trace. The text's first line
+// must not be the log's origin, so an attestation can never pass for a
+// checkpoint.
+func (l *Ledger) Attest(text string) ([]byte, error) {
+	const op = "ledger.attest"
+	first, _, _ := strings.Cut(text, "\n")
+	if first == l.cfg.Origin || !strings.HasSuffix(text, "\n") {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "an attestation must end in a newline and not start with the log origin")
+	}
+	signer, err := l.log.NoteSigner(l.cfg.Origin)
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInternal, op, "log signing key")
+	}
+	signed, err := note.Sign(&note.Note{Text: text}, signer)
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
+	}
+	return signed, nil
 }
 
 // InclusionProof proves one event is in the log at a checkpoint.

@@ -10,7 +10,8 @@ import (
 // Stored is an event as a store keeps it: its position in the log and its
 // canonical bytes.
 type Stored struct {
-	Index uint64 // leaf index in the Merkle log, from 0
+	Index uint64       // leaf index in the Merkle log, from 0
+	Hash  canon.Digest // the leaf data as stored (must be the hash of Raw's event)
 	Raw   []byte
 }
 
@@ -46,6 +47,12 @@ type TreeStore interface {
 	tlog.NodeReader
 	// TreeSize returns the number of leaves in the log.
 	TreeSize(ctx context.Context) (uint64, error)
+	// ReadLeaves calls fn with the leaf data (event hash) of every leaf with
+	// index >= from, in index order.
+	ReadLeaves(ctx context.Context, from uint64, fn func(index uint64, hash canon.Digest) error) error
+	// ReadTreeNodes calls fn with every stored node of level 1 and above, in
+	// order of level, then index.
+	ReadTreeNodes(ctx context.Context, fn func(tlog.Node) error) error
 }
 
 // CheckpointStore keeps the signed checkpoints the ledger has issued.

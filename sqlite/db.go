@@ -94,7 +94,7 @@ func (db *DB) prepare(ctx context.Context) error {
 		must(&db.st.size, db.write, treeSizeSQL)
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended = ?, ended_at = ? WHERE run_id = ?")
 	}
-	must(&db.st.readTrace, db.read, "SELECT idx, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
+	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
 	must(&db.st.node, db.read, "SELECT hash FROM tlog_nodes WHERE id = ?")
 	must(&db.st.leaf, db.read, "SELECT hash FROM events WHERE idx = ?")
 	return classify(err, "sqlite.open", "prepare statements")
@@ -153,7 +153,7 @@ func (db *DB) dsn(readOnly bool) string {
 			q.Set("mode", "ro")
 		}
 	} else {
-				q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "journal_mode(WAL)")
 		q.Set("_txlock", "immediate")
 	}
 	// The path is part of a URI: escape what would end or alter it.

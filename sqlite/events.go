@@ -223,7 +223,7 @@ func (db *DB) ReadTrace(ctx context.Context, trace string, after uint64, fn func
 
 // ReadLog implements [ledger.Reader].
 func (db *DB) ReadLog(ctx context.Context, from uint64, fn func(ledger.Stored) error) error {
-	return db.scan(ctx, "sqlite.read_log", fn, "SELECT idx, data FROM events WHERE idx >= ? ORDER BY idx", int64(from))
+	return db.scan(ctx, "sqlite.read_log", fn, "SELECT idx, hash, data FROM events WHERE idx >= ? ORDER BY idx", int64(from))
 }
 
 func (db *DB) scan(ctx context.Context, op string, fn func(ledger.Stored) error, query string, args ...any) error {
@@ -238,11 +238,61 @@ func scanRows(rows *sql.Rows, err error, op string, fn func(ledger.Stored) error
 	defer rows.Close()
 	for rows.Next() {
 		var idx int64
-		var raw sql.RawBytes
-		if err := rows.Scan(&idx, &raw); err != nil {
+		var hash, raw sql.RawBytes
+		if err := rows.Scan(&idx, &hash, &raw); err != nil {
 			return classify(err, op, "scan")
 		}
-		if err := fn(ledger.Stored{Index: uint64(idx), Raw: raw}); err != nil {
+		st := ledger.Stored{Index: uint64(idx), Raw: raw}
+		copy(st.Hash[:], hash) // a damaged (short) hash stays visibly wrong
+		if err := fn(st); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err(), op, "read")
+}
+
+// ReadLeaves implements [ledger.TreeStore].
+func (db *DB) ReadLeaves(ctx context.Context, from uint64, fn func(uint64, canon.Digest) error) error {
+	const op = "sqlite.read_leaves"
+	rows, err := db.read.QueryContext(ctx, "SELECT idx, hash FROM events WHERE idx >= ? ORDER BY idx", int64(from))
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var idx int64
+		var hash sql.RawBytes
+		if err := rows.Scan(&idx, &hash); err != nil {
+			return classify(err, op, "scan")
+		}
+		var d canon.Digest
+		copy(d[:], hash)
+		if len(hash) != len(d) {
+			return sanad.Errorf(sanad.CodeIntegrity, op, "stored hash of leaf %d is damaged", idx)
+		}
+		if err := fn(uint64(idx), d); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err(), op, "read")
+}
+
+// ReadTreeNodes implements [ledger.TreeStore].
+func (db *DB) ReadTreeNodes(ctx context.Context, fn func(tlog.Node) error) error {
+	const op = "sqlite.read_tree_nodes"
+	rows, err := db.read.QueryContext(ctx, "SELECT id, hash FROM tlog_nodes ORDER BY id")
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var hash []byte
+		if err := rows.Scan(&id, &hash); err != nil {
+			return classify(err, op, "scan")
+		}
+		n := tlog.Node{ID: compact.NewNodeID(uint(uint64(id)>>56), uint64(id)&(1<<56-1)), Hash: hash}
+		if err := fn(n); err != nil {
 			return err
 		}
 	}
@@ -262,7 +312,7 @@ func (db *DB) EventByHash(ctx context.Context, h canon.Digest) (ledger.Stored, e
 	if err != nil {
 		return ledger.Stored{}, classify(err, "sqlite.event_by_hash", "query")
 	}
-	return ledger.Stored{Index: uint64(idx), Raw: data}, nil
+	return ledger.Stored{Index: uint64(idx), Hash: h, Raw: data}, nil
 }
 
 // Traces implements [ledger.Reader].
