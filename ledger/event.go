@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -45,7 +44,8 @@ type Event struct {
 	Hash   canon.Digest        `json:"hash"`
 	Sig    []byte              `json:"sig"`
 
-	raw []byte // canonical bytes of the sealed event, hash and sig included
+	raw  []byte // canonical bytes of the sealed event, hash and sig included
+	tree any    // the body parsed, when Decode made the event (saves a parse)
 }
 
 // Canonical returns the canonical JSON of the sealed event, as stored and
@@ -172,33 +172,6 @@ const maxSafeInt = 1 << 53
 type DecodeError struct{ Reason string }
 
 func (e *DecodeError) Error() string { return "ledger: malformed event: " + e.Reason }
-
-// Decode parses the canonical JSON of a sealed event. It is strict: unknown or
-// missing fields, a non-canonical encoding or an impossible value is an
-// error, so that every byte of raw is covered by the event's hash. Decode does
-// not check the hash or the signature; [Verify] does.
-func Decode(raw []byte) (*Event, error) {
-	var e Event
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		return nil, &DecodeError{Reason: err.Error()}
-	}
-	if dec.More() {
-		return nil, &DecodeError{Reason: "trailing data after the event"}
-	}
-	if err := e.checkFields(); err != nil {
-		return nil, err
-	}
-	if err := canon.Check(e.Body); err != nil {
-		return nil, &DecodeError{Reason: fmt.Sprintf("body: %v", err)}
-	}
-	e.raw = e.appendCanonical(make([]byte, 0, len(raw)), true)
-	if !bytes.Equal(e.raw, raw) {
-		return nil, &DecodeError{Reason: "not in canonical form (or has duplicate or missing fields)"}
-	}
-	return &e, nil
-}
 
 func (e *Event) checkFields() error {
 	switch {

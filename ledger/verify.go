@@ -100,7 +100,13 @@ func (c *Checker) CheckEvent(ev *Event) error {
 	if def.Signer == SignedByAgent && isRuntime {
 		return fail("%s must be signed by the acting agent, not by the runtime", ev.Type)
 	}
-	if err := c.Types.ValidateBody(ev.Type, ev.Body); err != nil {
+	var err error
+	if ev.tree != nil {
+		err = c.Types.validate(ev.Type, ev.tree)
+	} else {
+		err = c.Types.ValidateBody(ev.Type, ev.Body)
+	}
+	if err != nil {
 		return fail("%v", err)
 	}
 	return nil
