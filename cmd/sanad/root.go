@@ -99,6 +99,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.exportCommand(),
 		a.verifyCommand(),
 		a.benchCommand(),
+		a.policyCommand(),
 	)
 	return root
 }
