@@ -22,6 +22,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/artifact"
 	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/runs"
@@ -52,7 +53,7 @@ type Home struct {
 
 // Vocabularies returns the event vocabularies of every built-in package.
 func Vocabularies() []ledger.Vocabulary {
-	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary()}
+	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary()}
 }
 
 // Types compiles the built-in vocabularies.

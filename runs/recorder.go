@@ -206,3 +206,14 @@ func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad
 	run.Record.Status, run.Record.Outputs, run.Record.ResponseHash, run.Record.Error, run.Record.EndedAt = status, outputs, body.ResponseHash, body.Error, ev.Time
 	return nil
 }
+
+// Attach returns a handle on a run that is still running, from its projected
+// record, so another process (an operator resolving a gate, a resumed
+// workflow) can append to it. The ledger's lifecycle rule refuses appends if
+// the run has in fact ended.
+func (r *Recorder) Attach(rec sanad.Run, role string) (*Run, error) {
+	if rec.Status != sanad.StatusRunning {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.attach", "run %s is %s, not running", rec.ID, rec.Status)
+	}
+	return &Run{rec: r, Record: rec, role: role}, nil
+}

@@ -74,7 +74,7 @@ type DB struct {
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
 	insRun, endRun, insEvents, insNodes, insEvent, insNode, size *sql.Stmt // on the write connection
-	readTrace, node, leaf                                        *sql.Stmt // on the read pool
+	readTrace, node, leaf, leafData                              *sql.Stmt // on the read pool
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -97,6 +97,7 @@ func (db *DB) prepare(ctx context.Context) error {
 	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
 	must(&db.st.node, db.read, "SELECT hash FROM tlog_nodes WHERE id = ?")
 	must(&db.st.leaf, db.read, "SELECT hash FROM events WHERE idx = ?")
+	must(&db.st.leafData, db.read, "SELECT data FROM events WHERE idx = ?")
 	return classify(err, "sqlite.open", "prepare statements")
 }
 
@@ -229,6 +230,9 @@ func (db *DB) checkReadable(ctx context.Context) error {
 	}
 	if n != 1 {
 		return sanad.Errorf(sanad.CodeNotFound, "sqlite.open", "%s holds no sanad ledger", db.cfg.Path)
+	}
+	if version < len(names) {
+		return sanad.Errorf(sanad.CodeUnavailable, "sqlite.open", "database schema version %d is older than this sanad (%d): open it once for writing to upgrade it", version, len(names))
 	}
 	return nil
 }

@@ -106,8 +106,11 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	if err := insertRows(ctx, tx, db.st.insNodes, db.st.insNode, 2, args); err != nil {
 		return 0, classify(err, op, "merkle nodes")
 	}
-	for _, ev := range events {
+	for i, ev := range events {
 		if err := projectRun(ctx, tx, &db.st, ev); err != nil {
+			return 0, err
+		}
+		if err := projectGate(ctx, tx, ev, first+uint64(i)); err != nil {
 			return 0, err
 		}
 	}

@@ -100,6 +100,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.verifyCommand(),
 		a.benchCommand(),
 		a.policyCommand(),
+		a.gatesCommand(),
 	)
 	return root
 }
@@ -125,9 +126,18 @@ func (a *app) open(ctx context.Context) (*home.Home, error) {
 	return home.Open(ctx, home.Config{Dir: a.home()})
 }
 
-// openRead opens an existing home for reading.
+// openRead opens an existing home for reading: for writing if no other
+// process holds it (so its schema is brought up to date), else read-only.
 func (a *app) openRead(ctx context.Context) (*home.Home, error) {
-	return home.Open(ctx, home.Config{Dir: a.home(), ReadOnly: true})
+	ro := home.Config{Dir: a.home(), ReadOnly: true}
+	if _, err := os.Stat(filepath.Join(ro.Dir, "sanad.db")); err != nil {
+		return home.Open(ctx, ro) // reports the missing home
+	}
+	h, err := home.Open(ctx, home.Config{Dir: ro.Dir})
+	if sanad.ErrorCode(err) == sanad.CodeUnavailable {
+		return home.Open(ctx, ro)
+	}
+	return h, err
 }
 
 func (a *app) printJSON(v any) error {

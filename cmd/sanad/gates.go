@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sanadhq/sanad/gate"
+	"github.com/sanadhq/sanad/policy"
+	"github.com/sanadhq/sanad/runs"
+)
+
+func (a *app) gatesCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "gates",
+		Short: "List and resolve human review gates",
+	}
+	c.AddCommand(a.gatesListCommand(), a.gatesResolveCommand(true), a.gatesResolveCommand(false))
+	return c
+}
+
+func (a *app) gatesListCommand() *cobra.Command {
+	var status string
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "list",
+		Short: "List gates (open ones by default)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch gate.Status(status) {
+			case gate.StatusOpen, gate.StatusApproved, gate.StatusRejected:
+			case "all":
+				status = ""
+			default:
+				return usagef("--status is open, approved, rejected or all")
+			}
+			h, err := a.openRead(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			gs, err := h.DB.Gates(cmd.Context(), gate.Status(status))
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if gs == nil {
+					gs = []gate.Gate{}
+				}
+				return a.printJSON(gs)
+			}
+			for _, g := range gs {
+				fmt.Fprintf(a.stdout, "%s  %-8s %-16s needs %-12s run %s: %s\n", g.GateID, g.Status, g.Kind, g.RequiredRole, g.Run, g.Reason)
+			}
+			return nil
+		},
+	})
+	c.Flags().StringVar(&status, "status", "open", "open, approved, rejected or all")
+	return c
+}
+
+func (a *app) gatesResolveCommand(approve bool) *cobra.Command {
+	var dir, as, role, note string
+	verb := "reject"
+	if approve {
+		verb = "approve"
+	}
+	c := a.jsonFlag(&cobra.Command{
+		Use:   verb + " GATE --policy DIR --as AGENT --role ROLE",
+		Short: fmt.Sprintf("%s a gate as a principal whose role satisfies the gate's required role", verb),
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" || as == "" || role == "" {
+				return usagef("%s needs --policy, --as and --role", verb)
+			}
+			set, err := policy.Load(dir)
+			if err != nil {
+				return usageError{err}
+			}
+			h, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			svc := &gate.Service{Runs: h.Runs, Store: h.DB, Roles: set}
+			g, err := svc.Resolve(cmd.Context(), args[0], runs.Principal{Agent: as, Role: role}, approve, note)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(g)
+			}
+			fmt.Fprintf(a.stdout, "gate %s %s by %s\n", g.GateID, g.Status, as)
+			return nil
+		},
+	})
+	f := c.Flags()
+	f.StringVar(&dir, "policy", "", "policy folder whose roles decide who may resolve")
+	f.StringVar(&as, "as", "", "the resolving principal's identity")
+	f.StringVar(&role, "role", "", "the resolving principal's role")
+	f.StringVar(&note, "note", "", "a note recorded with the decision")
+	return c
+}
