@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/tlog"
@@ -66,6 +67,10 @@ type DB struct {
 	read  *sql.DB // a pool of readers
 
 	st stmts // prepared once; used through tx.StmtContext
+
+	dirty    atomic.Bool // set by commits, cleared by the checkpointer
+	stopCkpt context.CancelFunc
+	ckptDone chan struct{}
 
 	mu   sync.Mutex // guards tree; held during AppendEvents
 	tree *tlog.Tree // right edge of the Merkle tree, nil until loaded
@@ -132,6 +137,16 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 			db.Close()
 			return nil, err
 		}
+		ckpt, err := sql.Open("sqlite", db.dsn(false))
+		if err != nil {
+			db.Close()
+			return nil, sanad.Wrap(err, sanad.CodeDependencyDown, op, err.Error())
+		}
+		ckpt.SetMaxOpenConns(1)
+		var cctx context.Context
+		cctx, db.stopCkpt = context.WithCancel(context.Background())
+		db.ckptDone = make(chan struct{})
+		go db.checkpointLoop(cctx, ckpt)
 	} else if err := db.checkReadable(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -155,6 +170,9 @@ func (db *DB) dsn(readOnly bool) string {
 		}
 	} else {
 		q.Add("_pragma", "journal_mode(WAL)")
+		// Commits never checkpoint: the checkpointer goroutine does, off the
+		// commit path (see checkpointLoop).
+		q.Add("_pragma", "wal_autocheckpoint(0)")
 		q.Set("_txlock", "immediate")
 	}
 	// The path is part of a URI: escape what would end or alter it.
@@ -165,6 +183,11 @@ func (db *DB) dsn(readOnly bool) string {
 // Close closes the database.
 func (db *DB) Close() error {
 	var errs []error
+	if db.stopCkpt != nil {
+		db.stopCkpt()
+		<-db.ckptDone
+		db.stopCkpt = nil
+	}
 	if db.write != nil {
 		errs = append(errs, db.write.Close())
 	}

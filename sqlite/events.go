@@ -119,6 +119,7 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 		return 0, classify(err, op, "commit")
 	}
 	db.tree = tree
+	db.dirty.Store(true)
 	return first, nil
 }
 
