@@ -22,6 +22,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/artifact"
 	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
@@ -53,7 +54,7 @@ type Home struct {
 
 // Vocabularies returns the event vocabularies of every built-in package.
 func Vocabularies() []ledger.Vocabulary {
-	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary()}
+	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary()}
 }
 
 // Types compiles the built-in vocabularies.

@@ -174,6 +174,8 @@ func (run *Run) Cancel(ctx context.Context, reason string) error {
 	return run.end(ctx, sanad.StatusCancelled, nil, nil, sanad.Errorf(sanad.CodeCancelled, "runs.cancel", "%s", reason))
 }
 
+var agentKinds = map[sanad.RunKind]bool{sanad.KindAgent: true, sanad.KindWorkflow: true, sanad.KindSession: true}
+
 // Ended reports whether the run has its terminal event.
 func (run *Run) Ended() bool { return run.ended }
 
@@ -191,8 +193,11 @@ func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad
 		}
 		body.ResponseHash = h.String()
 	}
+	// An agent signs the outputs of its own run; the outcome of a privileged
+	// child run (tool_gateway, db_write, promotion, export, model_call) is
+	// what the runtime did, and the runtime signs it.
 	signer := ""
-	if status == sanad.StatusCompleted {
+	if status == sanad.StatusCompleted && agentKinds[run.Record.Kind] {
 		signer = run.Record.Agent
 		if signer == run.rec.Ledger.RuntimeIdentity() {
 			signer = ""

@@ -252,8 +252,14 @@ func TestC04_AuditEvents(t *testing.T) {
 		if terminals != 1 {
 			t.Errorf("run %s: %d terminal events, want exactly 1", id, terminals)
 		}
-		if last.Type == runs.TypeCompleted && (last.Actor.Agent != agent || last.Actor.Role != role) {
+		// An agent signs its own run's outputs; a privileged child run's
+		// outcome is what the runtime did, so the runtime signs it.
+		agentRun := kind == sanad.KindAgent || kind == sanad.KindWorkflow || kind == sanad.KindSession
+		if last.Type == runs.TypeCompleted && agentRun && (last.Actor.Agent != agent || last.Actor.Role != role) {
 			t.Errorf("run %s: run.completed signed by %s/%s, want the acting agent %s/%s", id, last.Actor.Agent, last.Actor.Role, agent, role)
+		}
+		if last.Type == runs.TypeCompleted && !agentRun && last.Actor.Agent != runtime {
+			t.Errorf("run %s (%s): run.completed signed by %q, want the runtime", id, kind, last.Actor.Agent)
 		}
 		if last.Type == runs.TypeFailed && last.Actor.Agent != runtime {
 			t.Errorf("run %s: run.failed signed by %q, want the runtime", id, last.Actor.Agent)

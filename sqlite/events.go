@@ -113,6 +113,9 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 		if err := projectGate(ctx, tx, ev, first+uint64(i)); err != nil {
 			return 0, err
 		}
+		if err := projectRecord(ctx, tx, ev, first+uint64(i)); err != nil {
+			return 0, err
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		db.tree = nil
