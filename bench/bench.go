@@ -23,7 +23,7 @@ import (
 type LedgerConfig struct {
 	Dir      string        // an empty folder for the benchmark's home
 	Duration time.Duration // how long each phase runs (default 3s)
-	Writers  int           // concurrent appenders, each on its own traces (default 256)
+	Writers  int           // concurrent appenders, each on its own traces (default 1024)
 	Sync     string        // SQLite synchronous setting (default NORMAL)
 }
 
@@ -52,7 +52,7 @@ func Ledger(ctx context.Context, cfg LedgerConfig) (LedgerResult, error) {
 		cfg.Duration = 3 * time.Second
 	}
 	if cfg.Writers <= 0 {
-		cfg.Writers = 256
+		cfg.Writers = 1024
 	}
 	if cfg.Sync == "" {
 		cfg.Sync = "NORMAL"

@@ -28,6 +28,7 @@ import (
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/sqlite"
+	"github.com/sanadhq/sanad/tool"
 )
 
 // Config says which home to open and how.
@@ -54,7 +55,7 @@ type Home struct {
 
 // Vocabularies returns the event vocabularies of every built-in package.
 func Vocabularies() []ledger.Vocabulary {
-	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary()}
+	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary(), tool.Vocabulary()}
 }
 
 // Types compiles the built-in vocabularies.

@@ -82,3 +82,33 @@ func BenchmarkAppendEvents(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
 }
+
+// BenchmarkAppendEventsBatch shows the fixed cost of a commit: the same events
+// committed in batches of 1, 16 and 256.
+func BenchmarkAppendEventsBatch(b *testing.B) {
+	evs := runEvents(b, 4096)
+	ctx := context.Background()
+	for _, size := range []int{1, 16, 256} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			n := 0
+			for b.Loop() {
+				b.StopTimer()
+				db, err := sqlite.Open(ctx, sqlite.Config{Path: b.TempDir() + "/dst.db"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				for lo := 0; lo < len(evs); lo += size {
+					if _, err := db.AppendEvents(ctx, evs[lo:min(lo+size, len(evs))]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				n += len(evs)
+				b.StopTimer()
+				db.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
+		})
+	}
+}

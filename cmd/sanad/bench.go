@@ -51,7 +51,7 @@ raw_signs_per_s; verify_ratio = verifies_per_s / raw_verifies_per_s.`,
 		},
 	})
 	c.Flags().DurationVar(&cfg.Duration, "duration", 3*time.Second, "how long each phase runs")
-	c.Flags().IntVar(&cfg.Writers, "writers", 256, "concurrent appenders")
+	c.Flags().IntVar(&cfg.Writers, "writers", 1024, "concurrent appenders (each appends to its own traces)")
 	c.Flags().StringVar(&cfg.Sync, "synchronous", "NORMAL", "SQLite synchronous setting: NORMAL or FULL")
 	return c
 }
