@@ -29,8 +29,10 @@
 //     acting agent, with the normalized input hash, risk class and
 //     justification. For a critic approval the [Approver] decides: approve
 //     records tool.approved, block records tool.blocked and the tool never
-//     runs (BLOCKED). A human approval returns APPROVAL_REQUIRED: human gates
-//     are not wired into the gateway yet.
+//     runs (BLOCKED). For a human approval the [HumanApprover] decides (a
+//     [GateApprover] opens a human gate in the call's run and waits for a
+//     person with the required role); without one the call is refused with
+//     APPROVAL_REQUIRED.
 //  6. Execute in a tool_gateway child run of the parent: each attempt is
 //     bounded by the tool's timeout (ERR_TIMEOUT), receives the idempotency
 //     key (parent run id "/" call id) and its attempt number, and is retried

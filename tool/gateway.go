@@ -51,6 +51,10 @@ type Config struct {
 	// Approver approves or blocks the intents of tools that need a critic's
 	// approval. Without one, such calls are refused with APPROVAL_REQUIRED.
 	Approver Approver
+	// Humans gets a person's approval for tools whose approval is human, in
+	// the call's own run (a [GateApprover] opens a gate and waits). Without
+	// one, such calls are refused with APPROVAL_REQUIRED.
+	Humans HumanApprover
 	// Now measures how long attempts take (time.Now when nil).
 	Now func() time.Time
 	// Sleep waits between attempts, returning early with ctx's error when
@@ -531,13 +535,18 @@ func (c *call) approve(ctx context.Context, child *runs.Run) (Result, bool) {
 		}
 		return c.fail(child, sanad.Errorf(code, op, "%s", reason)), false
 	}
+	var v Verdict
+	var err error
 	switch {
+	case c.ti.approval == policy.ApprovalHuman && c.g.cfg.Humans == nil:
+		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a person's approval, and no human approver is configured")
 	case c.ti.approval == policy.ApprovalHuman:
-		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a person's approval, and human gates are not yet available to the tool gateway")
+		v, err = c.g.cfg.Humans.ApproveByHuman(ctx, child, c.intent())
 	case c.g.cfg.Approver == nil:
 		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a critic's approval, and no critic is configured")
+	default:
+		v, err = c.ask(ctx)
 	}
-	v, err := c.ask(ctx)
 	if err != nil {
 		code := sanad.ErrorCode(err)
 		if !code.Known() {
@@ -574,12 +583,17 @@ func (c *call) ask(ctx context.Context) (v Verdict, err error) {
 			err = sanad.Errorf(sanad.CodeInternal, "tool.approve", "the critic panicked")
 		}
 	}()
-	return c.g.cfg.Approver.Approve(ctx, Intent{
+	return c.g.cfg.Approver.Approve(ctx, c.intent())
+}
+
+// intent is the call as an approver judges it.
+func (c *call) intent() Intent {
+	return Intent{
 		Tool: c.e.spec.Name, CallID: c.req.CallID, Key: c.info.Key, Principal: c.p,
 		InputHash: c.info.InputHash, Input: bytes.Clone(c.input),
 		Risk: c.ti.risk, Approval: c.ti.approval, Justification: c.req.Justification,
 		Round: c.req.Round, DebateID: c.req.DebateID,
-	})
+	}
 }
 
 // attempts runs the tool until it succeeds, fails for good, or runs out of

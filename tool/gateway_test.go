@@ -306,7 +306,7 @@ func TestRiskyTool(t *testing.T) {
 			[]string{runs.TypeStarted, runs.TypeAuthz, tool.TypeIntent, tool.TypeRefused, runs.TypeFailed}},
 		{"critic down", "critic", "", down, "pay the invoice", sanad.CodeDependencyDown,
 			[]string{runs.TypeStarted, runs.TypeAuthz, tool.TypeIntent, tool.TypeRefused, runs.TypeFailed}},
-		{"human", "human", "", approve, "pay the invoice", sanad.CodeApprovalRequired,
+		{"human without a human approver", "human", "", approve, "pay the invoice", sanad.CodeApprovalRequired,
 			[]string{runs.TypeStarted, runs.TypeAuthz, tool.TypeIntent, tool.TypeRefused, runs.TypeFailed}},
 		{"spec stricter than policy", "read", policy.ApprovalCritic, block, "pay the invoice", sanad.CodeBlocked,
 			[]string{runs.TypeStarted, runs.TypeAuthz, tool.TypeIntent, tool.TypeBlocked, runs.TypeFailed}},
