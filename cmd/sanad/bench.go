@@ -15,7 +15,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure sanad against limits measured in the same run",
 	}
-	c.AddCommand(a.benchLedgerCommand())
+	c.AddCommand(a.benchLedgerCommand(), a.benchGatewayCommand())
 	return c
 }
 
@@ -53,5 +53,38 @@ raw_signs_per_s; verify_ratio = verifies_per_s / raw_verifies_per_s.`,
 	c.Flags().DurationVar(&cfg.Duration, "duration", 3*time.Second, "how long each phase runs")
 	c.Flags().IntVar(&cfg.Writers, "writers", 1024, "concurrent appenders (each appends to its own traces)")
 	c.Flags().StringVar(&cfg.Sync, "synchronous", "NORMAL", "SQLite synchronous setting: NORMAL or FULL")
+	return c
+}
+
+func (a *app) benchGatewayCommand() *cobra.Command {
+	var cfg bench.GatewayConfig
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "gateway",
+		Short: "Tool gateway call, policy decision and schema validation times, in one run",
+		Long: `Times sequential tool gateway calls of a no-op tool over a durable ledger in a temporary
+home (each call: resolve, validate, authorize, abuse limits, a tool_gateway child run,
+input and output artifacts, signed events), then a policy decision alone and an input schema
+validation alone, and prints their medians in microseconds.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := os.MkdirTemp("", "sanad-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			cfg.Dir = dir
+			res, err := bench.Gateway(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(res)
+			}
+			fmt.Fprintf(a.stdout, "call p50 %.0f µs (p99 %.0f µs, %.1f events per call)\ndecision p50 %.2f µs\nschema validation p50 %.2f µs\n",
+				res.CallP50us, res.CallP99us, res.EventsPerCall, res.DecisionP50us, res.SchemaValidateP50us)
+			return nil
+		},
+	})
+	c.Flags().IntVar(&cfg.Calls, "calls", 300, "gateway calls to time")
 	return c
 }

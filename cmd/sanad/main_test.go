@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,6 +28,11 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SANAD_HOME", env.WorkDir+"/home")
+			policies, err := filepath.Abs("../../examples/policies")
+			if err != nil {
+				return err
+			}
+			env.Setenv("POLICIES", policies)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -101,6 +101,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.benchCommand(),
 		a.policyCommand(),
 		a.gatesCommand(),
+		a.toolsCommand(),
 	)
 	return root
 }
