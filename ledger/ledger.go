@@ -98,7 +98,7 @@ type traceHead struct {
 }
 
 type pending struct {
-	ev   *Event
+	evs  []*Event // committed together
 	done chan error
 }
 
@@ -195,38 +195,63 @@ func ValidID(s string) bool { return idRE.MatchString(s) }
 // durable. Invalid drafts fail with INVALID_INPUT before anything is written.
 // The returned event must not be modified.
 func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
-	const op = "ledger.append"
-	ev, key, err := l.prepare(d)
+	evs, err := l.AppendAll(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	h := l.acquire(d.Trace)
-	defer l.release(d.Trace, h)
-	buf := make([]byte, 0, 512+len(ev.Body))
+	return evs[0], nil
+}
+
+// AppendAll seals drafts, all of one trace, as its next events in order, and
+// commits them together: all are durable when it returns, or none is
+// written. Any invalid draft, or one refused by an ordering rule, fails the
+// whole call with INVALID_INPUT before anything is written.
+func (l *Ledger) AppendAll(ctx context.Context, drafts ...Draft) ([]*Event, error) {
+	const op = "ledger.append"
+	if len(drafts) == 0 {
+		return nil, nil
+	}
+	trace := drafts[0].Trace
+	evs := make([]*Event, len(drafts))
+	keys := make([]*keyring.Key, len(drafts))
+	for i, d := range drafts {
+		if d.Trace != trace {
+			return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "drafts of one append must share a trace (%q, %q)", trace, d.Trace)
+		}
+		var err error
+		if evs[i], keys[i], err = l.prepare(d); err != nil {
+			return nil, err
+		}
+	}
+	h := l.acquire(trace)
+	defer l.release(trace, h)
+	buf := make([]byte, 0, 1024)
 	for attempt := 0; ; attempt++ {
 		if !h.loaded {
-			if d.NewTrace && attempt == 0 {
+			if drafts[0].NewTrace && attempt == 0 {
 				h.seq, h.hash, h.rules, h.loaded = 0, canon.Digest{}, l.cfg.Types.Rules(), true
-			} else if err := l.loadHead(ctx, d.Trace, h); err != nil {
+			} else if err := l.loadHead(ctx, trace, h); err != nil {
 				return nil, err
 			}
 		}
-		ev.Seq = h.seq + 1
-		ev.Prev = h.hash
-		ev.Time = l.cfg.Now().UTC()
-		for _, r := range h.rules {
-			if err := r.Check(ev); err != nil {
-				h.loaded = false // the rule may have half-applied: rebuild its state
-				return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", d.Type, err)
+		seq, prev := h.seq, h.hash
+		for i, ev := range evs {
+			ev.Seq, ev.Prev, ev.Time = seq+1, prev, l.cfg.Now().UTC()
+			for _, r := range h.rules {
+				if err := r.Check(ev); err != nil {
+					h.loaded = false // the rules may have half-applied: rebuild their state
+					return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", ev.Type, err)
+				}
 			}
+			ev.Hash, buf = ev.computeHash(buf)
+			ev.Sig = keys[i].Sign(SigningMessage(ev.Hash))
+			ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
+			seq, prev = ev.Seq, ev.Hash
 		}
-		ev.Hash, buf = ev.computeHash(buf)
-		ev.Sig = key.Sign(SigningMessage(ev.Hash))
-		ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
-		err := l.commit(ctx, ev)
+		err := l.commit(ctx, evs)
 		if err == nil {
-			h.seq, h.hash = ev.Seq, ev.Hash
-			return ev, nil
+			h.seq, h.hash = seq, prev
+			return evs, nil
 		}
 		h.loaded = false
 		if sanad.ErrorCode(err) != sanad.CodeConflict || attempt >= maxConflictRetries {
@@ -368,11 +393,11 @@ func (l *Ledger) release(trace string, h *traceHead) {
 	l.tmu.Unlock()
 }
 
-// commit queues ev for the next group commit and waits until it is durable.
+// commit queues evs for the next group commit and waits until it is durable.
 // Once queued, the wait does not end early: the outcome must be known to keep
 // the trace head right.
-func (l *Ledger) commit(ctx context.Context, ev *Event) error {
-	p := &pending{ev: ev, done: make(chan error, 1)}
+func (l *Ledger) commit(ctx context.Context, evs []*Event) error {
+	p := &pending{evs: evs, done: make(chan error, 1)}
 	l.closeMu.RLock()
 	if l.closed {
 		l.closeMu.RUnlock()
@@ -408,13 +433,13 @@ func (l *Ledger) commitLoop() {
 		}
 		events = events[:0]
 		for _, q := range batch {
-			events = append(events, q.ev)
+			events = append(events, q.evs...)
 		}
 		_, err := l.cfg.Store.AppendEvents(context.Background(), events)
 		if err != nil && len(batch) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
 			// One conflicting event must not fail the others: commit them one by one.
 			for _, q := range batch {
-				_, e := l.cfg.Store.AppendEvents(context.Background(), []*Event{q.ev})
+				_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
 				q.done <- e
 			}
 			continue

@@ -107,9 +107,6 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 		rec.RequestHash = h.String()
 	}
 	run := &Run{rec: r, Record: rec, role: s.Role}
-	if _, err := run.appendDraft(ctx, TypeStarted, "", StartedBody{Run: rec}, s.Inputs, s.Parent == nil); err != nil {
-		return nil, err
-	}
 	d := s.Decision
 	d.Principal = Principal{Agent: s.Agent, Role: s.Role}
 	if d.Action == "" {
@@ -121,14 +118,24 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 	if d.PolicyVersions == nil {
 		d.PolicyVersions = rec.PolicyVersions
 	}
-	if _, err := run.append(ctx, TypeAuthz, "", d, nil); err != nil {
+	// The start, the decision and, for a denial, the end commit together.
+	drafts := []ledger.Draft{
+		run.draft(TypeStarted, "", StartedBody{Run: rec}, s.Inputs, s.Parent == nil),
+		run.draft(TypeAuthz, "", d, nil, false),
+	}
+	var derr error
+	if !d.Allow {
+		derr = sanad.Errorf(sanad.CodePolicyDenied, op, "%s", d.Reason)
+		body := EndedBody{Status: sanad.StatusDenied, Outcome: sanad.StatusDenied.Outcome(), Error: sanad.NewRunError(derr)}
+		drafts = append(drafts, run.draft(TypeDenied, "", body, nil, false))
+	}
+	evs, err := r.Ledger.AppendAll(ctx, drafts...)
+	if err != nil {
 		return nil, err
 	}
-	if !d.Allow {
-		derr := sanad.Errorf(sanad.CodePolicyDenied, op, "%s", d.Reason)
-		if err := run.end(ctx, sanad.StatusDenied, nil, nil, derr); err != nil {
-			return nil, err
-		}
+	if derr != nil {
+		run.ended = true
+		run.Record.Status, run.Record.Error, run.Record.EndedAt = sanad.StatusDenied, sanad.NewRunError(derr), evs[2].Time
 		return run, derr
 	}
 	return run, nil
@@ -147,15 +154,20 @@ func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []
 }
 
 func (run *Run) appendDraft(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef, newTrace bool) (*ledger.Event, error) {
+	return run.rec.Ledger.Append(ctx, run.draft(typ, agent, body, refs, newTrace))
+}
+
+// draft is an event of this run, signed by agent ("" for the runtime).
+func (run *Run) draft(typ, agent string, body any, refs []sanad.ArtifactRef, newTrace bool) ledger.Draft {
 	rec := run.Record
 	role := ""
 	if agent == rec.Agent {
 		role = run.role
 	}
-	return run.rec.Ledger.Append(ctx, ledger.Draft{
+	return ledger.Draft{
 		Trace: rec.Trace, Type: typ, Run: rec.ID, Parent: rec.ParentID, Root: rec.RootID,
 		Agent: agent, Role: role, Scope: rec.Scope, Body: body, Refs: refs, NewTrace: newTrace,
-	})
+	}
 }
 
 // Complete ends the run with its outputs and the normalized hash of its
