@@ -109,6 +109,8 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		h.Close()
 		return nil, err
 	}
+	// Blobs are as durable as the ledger that refers to them.
+	h.Artifacts.NoSync = cfg.Synchronous != sqlite.SyncFull
 	if cfg.ReadOnly {
 		return h, nil
 	}
