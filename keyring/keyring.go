@@ -16,7 +16,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -26,11 +25,21 @@ import (
 // Algorithm is the only signature algorithm sanad uses.
 const Algorithm = "ed25519"
 
-var identityRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
 // ValidIdentity reports whether name can name a key: 1–64 characters of
 // lower-case letters, digits, '.', '_' and '-', starting with a letter or digit.
-func ValidIdentity(name string) bool { return identityRE.MatchString(name) }
+func ValidIdentity(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // KeyID returns the key id of pub: "ed25519:" and the first 16 hex digits of
 // SHA-256 over the public key.
