@@ -30,11 +30,11 @@ ed25519 sign and verify rates on all cores in the same run. ratio = appends_per_
 raw_signs_per_s; verify_ratio = verifies_per_s / raw_verifies_per_s.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.MkdirTemp("", "sanad-bench-")
+			dir, cleanup, err := benchDir()
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(dir)
+			defer cleanup()
 			cfg.Dir = dir
 			res, err := bench.Ledger(cmd.Context(), cfg)
 			if err != nil {
@@ -67,11 +67,11 @@ input and output artifacts, signed events), then a policy decision alone and an 
 validation alone, and prints their medians in microseconds.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.MkdirTemp("", "sanad-bench-")
+			dir, cleanup, err := benchDir()
 			if err != nil {
 				return err
 			}
-			defer os.RemoveAll(dir)
+			defer cleanup()
 			cfg.Dir = dir
 			res, err := bench.Gateway(cmd.Context(), cfg)
 			if err != nil {
@@ -87,4 +87,14 @@ validation alone, and prints their medians in microseconds.`,
 	})
 	c.Flags().IntVar(&cfg.Calls, "calls", 300, "gateway calls to time")
 	return c
+}
+
+// benchDir makes a temporary home for a benchmark and returns a function
+// that removes it.
+func benchDir() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "sanad-bench-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
