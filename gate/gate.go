@@ -51,6 +51,9 @@ type Created struct {
 	RequiredRole string   `json:"required_role"`
 	Priority     string   `json:"priority,omitempty"`
 	ClaimIDs     []string `json:"claim_ids,omitempty"`
+	// Subject names what the gate is about when it is not a claim: for an
+	// ambiguous effect, the effect's idempotency key.
+	Subject string `json:"subject,omitempty"`
 	// FailOnReject makes a rejection end the waiting run as failed.
 	FailOnReject bool `json:"fail_on_reject"`
 }
@@ -103,6 +106,7 @@ type Spec struct {
 	RequiredRole string
 	Priority     string
 	ClaimIDs     []string
+	Subject      string
 	FailOnReject bool
 }
 
@@ -117,7 +121,7 @@ func (s *Service) Open(ctx context.Context, run *runs.Run, spec Spec) (string, e
 		id = s.NewID()
 	}
 	body := Created{GateID: id, Kind: spec.Kind, Reason: spec.Reason, RequiredRole: spec.RequiredRole,
-		Priority: spec.Priority, ClaimIDs: spec.ClaimIDs, FailOnReject: spec.FailOnReject}
+		Priority: spec.Priority, ClaimIDs: spec.ClaimIDs, Subject: spec.Subject, FailOnReject: spec.FailOnReject}
 	if _, err := run.Append(ctx, TypeCreated, "", body, nil); err != nil {
 		return "", err
 	}
@@ -188,7 +192,7 @@ func Vocabulary() ledger.Vocabulary {
 	const created = `{"type":"object","required":["gate_id","kind","reason","required_role","fail_on_reject"],"additionalProperties":false,"properties":{
   "gate_id":{"type":"string","minLength":1},"kind":{"enum":["human_review","blocked_intent","ambiguous_effect","promotion"]},
   "reason":{"type":"string","minLength":1,"maxLength":2048},"required_role":{"type":"string","minLength":1},
-  "priority":{"enum":["low","normal","high","urgent"]},"claim_ids":{"type":"array","items":{"type":"string"}},"fail_on_reject":{"type":"boolean"}}}`
+  "priority":{"enum":["low","normal","high","urgent"]},"claim_ids":{"type":"array","items":{"type":"string"}},"subject":{"type":"string","maxLength":512},"fail_on_reject":{"type":"boolean"}}}`
 	const resolved = `{"type":"object","required":["gate_id","decision","by"],"additionalProperties":false,"properties":{
   "gate_id":{"type":"string","minLength":1},"decision":{"enum":["approved","rejected"]},
   "by":{"type":"object","required":["agent","role"],"additionalProperties":false,"properties":{"agent":{"type":"string","minLength":1},"role":{"type":"string","minLength":1}}},

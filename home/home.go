@@ -29,6 +29,7 @@ import (
 	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/sqlite"
 	"github.com/sanadhq/sanad/tool"
+	"github.com/sanadhq/sanad/workflow"
 )
 
 // Config says which home to open and how.
@@ -55,7 +56,7 @@ type Home struct {
 
 // Vocabularies returns the event vocabularies of every built-in package.
 func Vocabularies() []ledger.Vocabulary {
-	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary(), tool.Vocabulary()}
+	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary(), tool.Vocabulary(), workflow.Vocabulary()}
 }
 
 // Types compiles the built-in vocabularies.

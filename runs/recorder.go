@@ -52,6 +52,19 @@ type Spec struct {
 	// Decision is the authorization decision for starting the run. Action
 	// defaults to "run:<kind>".
 	Decision Decision
+	// Also are events of the run recorded in the same commit as its start,
+	// after the decision, when it allows the run: what the run must never
+	// exist without (a workflow's definition).
+	Also []Event
+}
+
+// Event is an event of a run before it is recorded: its type, the agent that
+// signs it ("" for the runtime), its body and the artifacts it cites.
+type Event struct {
+	Type  string
+	Agent string
+	Body  any
+	Refs  []sanad.ArtifactRef
 }
 
 // Run is a started run. Its methods append to the run's trace.
@@ -124,6 +137,11 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 		run.draft(TypeAuthz, "", d, nil, false),
 	}
 	var derr error
+	if d.Allow {
+		for _, e := range s.Also {
+			drafts = append(drafts, run.draft(e.Type, e.Agent, e.Body, e.Refs, false))
+		}
+	}
 	if !d.Allow {
 		derr = sanad.Errorf(sanad.CodePolicyDenied, op, "%s", d.Reason)
 		body := EndedBody{Status: sanad.StatusDenied, Outcome: sanad.StatusDenied.Outcome(), Error: sanad.NewRunError(derr)}
@@ -147,6 +165,19 @@ func (run *Run) Append(ctx context.Context, typ, agent string, body any, refs []
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.append", "run %s has ended", run.Record.ID)
 	}
 	return run.append(ctx, typ, agent, body, refs)
+}
+
+// AppendAll records events of this run together: all are durable when it
+// returns, or none is written.
+func (run *Run) AppendAll(ctx context.Context, events ...Event) ([]*ledger.Event, error) {
+	if run.ended {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.append", "run %s has ended", run.Record.ID)
+	}
+	drafts := make([]ledger.Draft, len(events))
+	for i, e := range events {
+		drafts[i] = run.draft(e.Type, e.Agent, e.Body, e.Refs, false)
+	}
+	return run.rec.Ledger.AppendAll(ctx, drafts...)
 }
 
 func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {

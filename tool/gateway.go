@@ -168,6 +168,10 @@ type Request struct {
 	Scope  sanad.Scope
 	Fields map[string]string
 	Tags   []string
+	// PriorAttempts is how many attempts an interrupted earlier execution of
+	// this call made (see [Interrupt]); this execution numbers its attempts
+	// after them, under the same idempotency key. Zero for a new call.
+	PriorAttempts int
 }
 
 // call is one Call in progress.
@@ -284,6 +288,8 @@ func (c *call) validate() string {
 		return "the runtime identity cannot act as the principal of a tool call"
 	case req.Round < 0:
 		return "round " + strconv.Itoa(req.Round) + " is negative"
+	case req.PriorAttempts < 0:
+		return "prior attempts " + strconv.Itoa(req.PriorAttempts) + " is negative"
 	case len(req.Justification) > MaxJustification:
 		return fmt.Sprintf("the justification has %d bytes; at most %d are allowed", len(req.Justification), MaxJustification)
 	case !utf8.ValidString(req.Justification):
@@ -600,7 +606,7 @@ func (c *call) intent() Intent {
 // attempts, recording each attempt.
 func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.ArtifactRef) Result {
 	spec, g := &c.e.spec, c.g
-	for attempt := 1; ; attempt++ {
+	for attempt := 1 + c.req.PriorAttempts; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return c.stop(child, ctxError(err, spec.Name))
 		}
@@ -631,7 +637,7 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 		if err == nil {
 			return c.complete(child, attempt, inRef, outRef, canonical, elapsed)
 		}
-		retry := returned && stored && attempt < spec.Retry.MaxAttempts && sanad.IsRetryable(err) &&
+		retry := returned && stored && attempt < spec.Retry.MaxAttempts+c.req.PriorAttempts && sanad.IsRetryable(err) &&
 			(spec.Idempotent || spec.SideEffect == SideEffectNone) && ctx.Err() == nil
 		failed := FailedBody{CallInfo: c.info, Attempt: attempt, Status: sanad.ErrorCode(err), Error: *sanad.NewRunError(err), Retry: retry, ElapsedUS: elapsed}
 		var wait time.Duration

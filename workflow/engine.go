@@ -1,0 +1,812 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/artifact"
+	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/gate"
+	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/runs"
+	"github.com/sanadhq/sanad/tool"
+)
+
+// RunStore reads the projected records of runs.
+type RunStore interface {
+	Run(ctx context.Context, id string) (sanad.Run, error)
+	Runs(ctx context.Context, trace string) ([]sanad.Run, error)
+}
+
+// DefaultGateRole is the role that resolves the gate of an interrupted
+// effect when Config.GateRole is empty.
+const DefaultGateRole = "operator"
+
+// Config configures an Engine.
+type Config struct {
+	Runs  *runs.Recorder
+	Store RunStore
+	// Actions are the actions steps use, by name.
+	Actions *Actions
+	// Gateway makes the tool calls of steps; Tools says which tools are
+	// idempotent when an interrupted call is recovered. Both are needed
+	// only by workflows that call tools.
+	Gateway *tool.Gateway
+	Tools   *tool.Registry
+	// Artifacts reads recorded tool outputs on resume.
+	Artifacts *artifact.Store
+	// Gates opens a gate for an interrupted effect that cannot be retried
+	// safely. Without it such an effect fails the step with
+	// APPROVAL_REQUIRED.
+	Gates *gate.Service
+	// GateRole must be satisfied by whoever resolves such a gate
+	// (DefaultGateRole when empty).
+	GateRole string
+	// WaitForGates makes a run wait (polling every GateEvery) until an open
+	// gate is resolved. Without it the run stops, still running, and
+	// reports the gate; a later Resume goes on once it is resolved.
+	WaitForGates bool
+	GateEvery    time.Duration
+	// Roles returns the role an agent acts in (its policy principal); nil
+	// gives every agent the role named like it.
+	Roles func(agent string) string
+	// Crash is called at each named crash point (the Point constants) so
+	// that tests can stop the process exactly there; nil does nothing.
+	Crash func(point string)
+}
+
+// Validate reports a missing setting.
+func (c *Config) Validate() error {
+	const op = "workflow.config"
+	switch {
+	case c.Runs == nil || c.Runs.Ledger == nil:
+		return sanad.Errorf(sanad.CodeInvalidInput, op, "a workflow engine needs a run recorder with a ledger")
+	case c.Store == nil:
+		return sanad.Errorf(sanad.CodeInvalidInput, op, "a workflow engine needs a run store")
+	case c.Actions == nil:
+		return sanad.Errorf(sanad.CodeInvalidInput, op, "a workflow engine needs actions")
+	}
+	return nil
+}
+
+// Engine runs workflows durably: every step ends with a signed event that
+// holds the checkpoint after it, committed with it, and every external effect
+// is recorded as intent, then result. It is safe for concurrent use.
+type Engine struct {
+	cfg Config
+}
+
+// New returns an engine over cfg.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.GateRole == "" {
+		cfg.GateRole = DefaultGateRole
+	}
+	if cfg.GateEvery == 0 {
+		cfg.GateEvery = 200 * time.Millisecond
+	}
+	return &Engine{cfg: cfg}, nil
+}
+
+// Options are the settings of one run.
+type Options struct {
+	Scope         sanad.Scope
+	CorrelationID string
+	// Decision authorizes the run (allowed, "started by the caller", when
+	// zero).
+	Decision runs.Decision
+}
+
+// StepError is the failure of one step.
+type StepError struct {
+	Step    string     `json:"step"`
+	Code    sanad.Code `json:"code"`
+	Message string     `json:"message"`
+}
+
+// Result is where a run stands when Start, Resume or Replay returns.
+type Result struct {
+	Run    string          `json:"run"`
+	Trace  string          `json:"trace"`
+	Status sanad.RunStatus `json:"status"`
+	// Outputs are the outputs of the completed steps.
+	Outputs map[string]json.RawMessage `json:"outputs,omitempty"`
+	Errors  []StepError                `json:"errors,omitempty"`
+	// Gates are open gates the run waits on (status running).
+	Gates []string `json:"gates,omitempty"`
+	// Executed counts the steps this call ran; Resumed is the step index a
+	// resume started after (-1 for none).
+	Executed    int  `json:"executed"`
+	ResumedFrom *int `json:"resumed_from,omitempty"`
+}
+
+// Err returns nil for a completed run, else the error that sums it up.
+func (r Result) Err() error {
+	switch r.Status {
+	case sanad.StatusCompleted:
+		return nil
+	case sanad.StatusRunning:
+		return sanad.Errorf(sanad.CodeApprovalRequired, "workflow.run", "run %s waits on gate %s", r.Run, strings.Join(r.Gates, ", "))
+	}
+	if len(r.Errors) == 0 {
+		return sanad.Errorf(sanad.CodeCancelled, "workflow.run", "run %s is %s", r.Run, r.Status)
+	}
+	msgs := make([]string, len(r.Errors))
+	for i, e := range r.Errors {
+		msgs[i] = e.Step + ": " + e.Message
+	}
+	return sanad.Errorf(r.Errors[0].Code, "workflow.run", "run %s %s: %s", r.Run, r.Status, strings.Join(msgs, "; "))
+}
+
+// Start records a new workflow run with its definition and input, and runs
+// it to its end (or to a gate it must wait on). The run's failure is in the
+// Result; the error is for a run that could not be recorded at all.
+func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage, opt Options) (Result, error) {
+	const op = "workflow.start"
+	if err := d.Validate(); err != nil {
+		return Result{}, err
+	}
+	if err := e.cfg.Actions.check(d); err != nil {
+		return Result{}, err
+	}
+	if len(input) == 0 {
+		input = d.Input
+	}
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	in, err := canon.Transform(input)
+	if err != nil || in[0] != '{' {
+		return Result{}, sanad.Errorf(sanad.CodeInvalidInput, op, "the workflow input must be a JSON object")
+	}
+	defJSON, err := json.Marshal(d)
+	if err != nil {
+		return Result{}, sanad.Wrap(err, sanad.CodeInternal, op, "definition")
+	}
+	digest, err := d.Digest()
+	if err != nil {
+		return Result{}, sanad.Wrap(err, sanad.CodeInvalidInput, op, "definition")
+	}
+	agent := d.Agent
+	if agent == "" {
+		agent = d.Steps[0].Agent
+	}
+	dec := opt.Decision
+	if dec.Reason == "" {
+		dec = runs.Decision{Allow: true, Reason: "workflow " + d.Name + " started by its caller"}
+	}
+	e.crash(PointBeforeStart)
+	run, err := e.cfg.Runs.Start(ctx, runs.Spec{
+		Kind: sanad.KindWorkflow, Scope: opt.Scope, Agent: agent, Role: e.role(agent),
+		CorrelationID: opt.CorrelationID, Request: json.RawMessage(in), Decision: dec,
+		Also: []runs.Event{{Type: TypeDefined, Body: DefinedBody{
+			Name: d.Name, Version: d.Version, DefinitionHash: digest.String(), Definition: defJSON, Input: in,
+		}}},
+	})
+	if err != nil {
+		if run != nil { // denied
+			return Result{Run: run.Record.ID, Trace: run.Record.Trace, Status: sanad.StatusDenied}, err
+		}
+		return Result{}, err
+	}
+	e.crash(PointAfterStart)
+	x := e.newExec(d, run, in, newJournal())
+	return x.execute(ctx), nil
+}
+
+// Resume goes on with a workflow run that stopped before its end (a crash,
+// a cancelled context, a gate): from the latest checkpoint, outputs restored,
+// never running a completed step again (INV-CP-002). Effects the run left
+// without a result are settled first: an idempotent one is retried with its
+// key; any other waits on a person (a gate).
+func (e *Engine) Resume(ctx context.Context, runID string) (Result, error) {
+	const op = "workflow.resume"
+	rec, err := e.cfg.Store.Run(ctx, runID)
+	if err != nil {
+		return Result{}, err
+	}
+	if rec.Kind != sanad.KindWorkflow {
+		return Result{}, sanad.Errorf(sanad.CodeInvalidInput, op, "run %s is a %s run, not a workflow", runID, rec.Kind)
+	}
+	if rec.Status != sanad.StatusRunning {
+		return Result{Run: rec.ID, Trace: rec.Trace, Status: rec.Status}, sanad.Errorf(sanad.CodeConflict, op, "run %s has ended (%s): there is nothing to resume", runID, rec.Status)
+	}
+	evs, err := e.cfg.Runs.Ledger.Events(ctx, rec.Trace)
+	if err != nil {
+		return Result{}, err
+	}
+	st, err := loadState(evs, rec.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	e.crash(PointResumeLoaded)
+	if err := e.closeOrphans(ctx, rec, evs); err != nil {
+		return Result{}, err
+	}
+	e.crash(PointResumeOrphansClosed)
+	run, err := e.cfg.Runs.Attach(rec, e.role(rec.Agent))
+	if err != nil {
+		return Result{}, err
+	}
+	x := e.newExec(st.def, run, st.input, st.journal)
+	if st.cp != nil {
+		x.cp = *st.cp
+		from := st.cp.StepIndex
+		x.resumedFrom = &from
+	}
+	return x.execute(ctx), nil
+}
+
+// Replay runs a finished (or stopped) workflow run again from its recorded
+// events, without recording anything and without calling any tool or model:
+// every effect's result comes from the record. It returns the outputs, and
+// INTEGRITY if a step produces an output other than the recorded one.
+func (e *Engine) Replay(ctx context.Context, runID string) (Result, error) {
+	rec, err := e.cfg.Store.Run(ctx, runID)
+	if err != nil {
+		return Result{}, err
+	}
+	evs, err := e.cfg.Runs.Ledger.Events(ctx, rec.Trace)
+	if err != nil {
+		return Result{}, err
+	}
+	st, err := loadState(evs, rec.ID)
+	if err != nil {
+		return Result{}, err
+	}
+	run := &runs.Run{Record: rec}
+	x := e.newExec(st.def, run, st.input, st.journal)
+	x.replay = st.recorded
+	res := x.execute(ctx)
+	res.Status = rec.Status
+	if x.diverged != nil {
+		return res, x.diverged
+	}
+	return res, nil
+}
+
+// Cancel ends a workflow run that is not running in any process (stopped by
+// a crash, or waiting on a gate) as cancelled.
+func (e *Engine) Cancel(ctx context.Context, runID, reason string) error {
+	rec, err := e.cfg.Store.Run(ctx, runID)
+	if err != nil {
+		return err
+	}
+	if rec.Kind != sanad.KindWorkflow {
+		return sanad.Errorf(sanad.CodeInvalidInput, "workflow.cancel", "run %s is a %s run, not a workflow", runID, rec.Kind)
+	}
+	run, err := e.cfg.Runs.Attach(rec, e.role(rec.Agent))
+	if err != nil {
+		return sanad.Errorf(sanad.CodeConflict, "workflow.cancel", "run %s has ended (%s)", runID, rec.Status)
+	}
+	if reason == "" {
+		reason = "cancelled by an operator"
+	}
+	return run.Cancel(ctx, reason)
+}
+
+func (e *Engine) role(agent string) string {
+	if e.cfg.Roles != nil {
+		if r := e.cfg.Roles(agent); r != "" {
+			return r
+		}
+	}
+	return agent
+}
+
+func (e *Engine) crash(point string) {
+	if e.cfg.Crash != nil {
+		e.cfg.Crash(point)
+	}
+}
+
+// closeOrphans ends the child runs a stopped process left running: an
+// interrupted tool attempt gets its tool.failed (see tool.Interrupt); any
+// other child run fails as interrupted.
+func (e *Engine) closeOrphans(ctx context.Context, rec sanad.Run, evs []*ledger.Event) error {
+	all, err := e.cfg.Store.Runs(ctx, rec.Trace)
+	if err != nil {
+		return err
+	}
+	open, err := tool.Interrupted(evs)
+	if err != nil {
+		return err
+	}
+	byRun := make(map[string]tool.Open, len(open))
+	for _, o := range open {
+		byRun[o.Run] = o
+	}
+	for _, r := range all {
+		if r.ID == rec.ID || r.Status != sanad.StatusRunning {
+			continue
+		}
+		child, err := e.cfg.Runs.Attach(r, "")
+		if err != nil {
+			return err
+		}
+		if o, ok := byRun[r.ID]; ok {
+			if err := tool.Interrupt(ctx, child, o); err != nil {
+				return err
+			}
+			continue
+		}
+		cause := sanad.Errorf(sanad.CodeCancelled, "workflow.resume", "run %s was interrupted: the process running it stopped", r.ID)
+		if err := child.Fail(ctx, cause); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// state is what a run's events say of it.
+type state struct {
+	def      *Definition
+	input    json.RawMessage
+	cp       *Checkpoint
+	journal  *journal
+	recorded map[string]recordedStep // for replay
+}
+
+type recordedStep struct {
+	typ    string
+	output json.RawMessage
+}
+
+// loadState reads a workflow run's definition, latest checkpoint and effect
+// journal from its trace's events.
+func loadState(evs []*ledger.Event, runID string) (*state, error) {
+	const op = "workflow.load"
+	st := &state{journal: newJournal(), recorded: make(map[string]recordedStep)}
+	for _, ev := range evs {
+		if err := st.journal.observe(ev); err != nil {
+			return nil, err
+		}
+		if ev.Run != runID {
+			continue
+		}
+		switch ev.Type {
+		case TypeDefined:
+			var b DefinedBody
+			if err := json.Unmarshal(ev.Body, &b); err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "workflow.defined body")
+			}
+			var d Definition
+			if err := json.Unmarshal(b.Definition, &d); err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "recorded definition")
+			}
+			if err := d.Validate(); err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "recorded definition")
+			}
+			if dg, err := d.Digest(); err != nil || dg.String() != b.DefinitionHash {
+				return nil, sanad.Errorf(sanad.CodeIntegrity, op, "the recorded definition does not match its hash %s", b.DefinitionHash)
+			}
+			st.def, st.input = &d, b.Input
+		case TypeStepCompleted, TypeStepFailed, TypeStepSkipped, TypeStepCompensated:
+			var b StepBody
+			if err := json.Unmarshal(ev.Body, &b); err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, ev.Type+" body")
+			}
+			if st.def == nil {
+				return nil, sanad.Errorf(sanad.CodeIntegrity, op, "%s before workflow.defined", ev.Type)
+			}
+			if err := b.Checkpoint.Validate(st.def); err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "checkpoint of step "+b.StepID)
+			}
+			cp := b.Checkpoint
+			st.cp = &cp
+			if ev.Type != TypeStepCompensated {
+				st.recorded[b.StepID] = recordedStep{typ: ev.Type, output: b.Output}
+			}
+		}
+	}
+	if st.def == nil {
+		return nil, sanad.Errorf(sanad.CodeNotFound, op, "run %s has no recorded workflow definition", runID)
+	}
+	return st, nil
+}
+
+// exec is one execution of a run: by Start, Resume or Replay.
+type exec struct {
+	e       *Engine
+	def     *Definition
+	run     *runs.Run
+	input   json.RawMessage
+	journal *journal
+
+	// replay, when not nil, holds the recorded steps: nothing is appended
+	// and effects come from the journal only.
+	replay   map[string]recordedStep
+	diverged error
+
+	resumedFrom *int
+	executed    int
+
+	mu    sync.Mutex // guards cp, gates and appends of step events
+	cp    Checkpoint
+	gates []string
+}
+
+func (e *Engine) newExec(d *Definition, run *runs.Run, input json.RawMessage, j *journal) *exec {
+	return &exec{
+		e: e, def: d, run: run, input: input, journal: j,
+		cp: Checkpoint{
+			StepIndex: -1, StepOutputs: map[string]json.RawMessage{},
+			Context:        map[string]json.RawMessage{"input": input},
+			MemorySnapshot: map[string]json.RawMessage{}, Phase: PhaseRun, Completed: []string{},
+		},
+	}
+}
+
+// Step statuses within an execution.
+const (
+	pending = iota
+	running
+	done
+	failed
+	waiting // stopped at a gate; not recorded
+)
+
+// execute runs the steps still to run, then settles the run.
+func (x *exec) execute(ctx context.Context) Result {
+	if x.cp.Phase == PhaseRun {
+		x.runSteps(ctx)
+	}
+	x.mu.Lock()
+	stopped := len(x.gates) > 0
+	x.mu.Unlock()
+	failedSteps := len(x.cp.FailedSteps) > 0
+	if !stopped && x.def.Strategy == Rollback && (failedSteps || x.cp.Phase == PhaseRollback) && x.replay == nil {
+		x.rollback(ctx)
+	}
+	return x.finish(ctx)
+}
+
+// runSteps schedules the steps not yet settled, ready ones in definition
+// order, at most MaxConcurrency at once.
+func (x *exec) runSteps(ctx context.Context) {
+	steps := x.def.Steps
+	status := make([]int, len(steps))
+	for i, s := range steps {
+		if _, ok := x.cp.StepOutputs[s.ID]; ok {
+			status[i] = done
+		} else if _, ok := x.cp.FailedSteps[s.ID]; ok {
+			status[i] = failed
+		}
+	}
+	type outcome struct {
+		i   int
+		out json.RawMessage
+		err error
+	}
+	results := make(chan outcome, len(steps))
+	inFlight := 0
+	stop := false
+	for {
+		for i := range steps {
+			if stop || inFlight >= x.def.MaxConcurrency || ctx.Err() != nil {
+				break
+			}
+			if status[i] != pending {
+				continue
+			}
+			ready, blocked := true, ""
+			for _, dep := range steps[i].DependsOn {
+				switch status[x.def.step(dep)] {
+				case done:
+				case failed:
+					blocked = dep
+				default:
+					ready = false
+				}
+			}
+			if blocked != "" {
+				status[i] = failed
+				err := sanad.Errorf(sanad.CodeCancelled, "workflow.step", "step %s did not run: step %s, which it depends on, failed", steps[i].ID, blocked)
+				if rerr := x.record(ctx, i, TypeStepSkipped, nil, err, nil); rerr != nil {
+					stop = x.recordFailed(i, rerr)
+				}
+				continue
+			}
+			if !ready {
+				continue
+			}
+			status[i] = running
+			inFlight++
+			if x.def.MaxConcurrency == 1 {
+				out, err := x.runStep(ctx, i)
+				results <- outcome{i, out, err}
+			} else {
+				go func(i int) {
+					out, err := x.runStep(ctx, i)
+					results <- outcome{i, out, err}
+				}(i)
+			}
+		}
+		if inFlight == 0 {
+			return
+		}
+		o := <-results
+		inFlight--
+		var w *waitError
+		switch {
+		case o.err == nil:
+			status[o.i] = done
+		case errors.As(o.err, &w):
+			status[o.i] = waiting
+			stop = true
+		case ctx.Err() != nil && x.replay == nil:
+			// Stopped, not failed: the run stays resumable.
+			status[o.i] = waiting
+			stop = true
+		default:
+			status[o.i] = failed
+			if x.def.Strategy != ContinueOnError {
+				stop = true
+			}
+		}
+	}
+}
+
+// recordFailed handles a step event that could not be recorded: the run
+// cannot go on safely.
+func (x *exec) recordFailed(i int, err error) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.cp.FailedSteps == nil {
+		x.cp.FailedSteps = map[string]sanad.RunError{}
+	}
+	x.cp.FailedSteps[x.def.Steps[i].ID] = *sanad.NewRunError(err)
+	return true
+}
+
+// runStep runs step i's action and records its outcome with the checkpoint
+// after it.
+func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
+	step := &x.def.Steps[i]
+	sc := x.newStepContext(step, i)
+	x.e.crash(PointBeforeAction)
+	out, err := x.e.cfg.Actions.run(ctx, sc)
+	if err == nil {
+		out, err = canonicalOutput(step.ID, out)
+	}
+	x.e.crash(PointAfterAction)
+	var w *waitError
+	if errors.As(err, &w) || (err != nil && ctx.Err() != nil && x.replay == nil) {
+		return nil, err // not an outcome of the step: the run stops, resumable
+	}
+	if x.replay != nil {
+		return out, x.compare(step.ID, out, err)
+	}
+	typ := TypeStepCompleted
+	if err != nil {
+		typ = TypeStepFailed
+	}
+	if rerr := x.record(ctx, i, typ, out, err, sc); rerr != nil {
+		x.recordFailed(i, rerr)
+		return nil, rerr
+	}
+	x.executed++
+	return out, err
+}
+
+// compare checks a replayed step against its record.
+func (x *exec) compare(id string, out json.RawMessage, err error) error {
+	rec, ok := x.replay[id]
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.executed++
+	var msg string
+	switch {
+	case !ok:
+		msg = "has no recorded outcome"
+	case err != nil && rec.typ == TypeStepCompleted:
+		msg = "failed on replay (" + sanad.ErrorMessage(err) + ") but completed in the record"
+	case err == nil && rec.typ != TypeStepCompleted:
+		msg = "completed on replay but " + rec.typ + " in the record"
+	case err == nil && string(out) != string(rec.output):
+		msg = "produced another output than the recorded one"
+	}
+	if msg != "" && x.diverged == nil {
+		x.diverged = sanad.Errorf(sanad.CodeIntegrity, "workflow.replay", "step %s %s", id, msg)
+	}
+	if err == nil {
+		x.cp.StepOutputs[id] = out
+		x.cp.Completed = append(x.cp.Completed, id)
+	}
+	return err
+}
+
+// maxOutputBytes bounds a step's output, which every later checkpoint holds.
+const maxOutputBytes = 256 << 10
+
+func canonicalOutput(step string, out json.RawMessage) (json.RawMessage, error) {
+	if len(out) == 0 {
+		return json.RawMessage("null"), nil
+	}
+	if len(out) > maxOutputBytes {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, "workflow.step", "step %s returned %d bytes; at most %d are allowed (store larger results as artifacts)", step, len(out), maxOutputBytes)
+	}
+	c, err := canon.Transform(out)
+	if err != nil {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, "workflow.step", "step %s returned invalid JSON: %v", step, err)
+	}
+	return c, nil
+}
+
+// record appends a step event with the checkpoint after it, in one commit
+// (INV-CP-001). sc carries the step's context and memory changes (nil for a
+// skipped step).
+func (x *exec) record(ctx context.Context, i int, typ string, out json.RawMessage, stepErr error, sc *StepContext) error {
+	step := &x.def.Steps[i]
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	next := x.cp
+	next.StepIndex, next.CompletedStepID = i, step.ID
+	body := StepBody{StepID: step.ID, StepIndex: i, Agent: step.Agent}
+	signer := ""
+	switch typ {
+	case TypeStepCompleted:
+		next.StepOutputs = with(x.cp.StepOutputs, step.ID, out)
+		next.Completed = append(x.cp.Completed[:len(x.cp.Completed):len(x.cp.Completed)], step.ID)
+		if sc != nil {
+			next.Context = merged(x.cp.Context, sc.context)
+			next.MemorySnapshot = merged(x.cp.MemorySnapshot, sc.memory)
+		}
+		body.Output, body.OutputHash = out, canon.Sum(out).String()
+		signer = step.Agent
+	case TypeStepCompensated:
+		next.Compensated = append(x.cp.Compensated[:len(x.cp.Compensated):len(x.cp.Compensated)], step.ID)
+	default:
+		next.FailedSteps = make(map[string]sanad.RunError, len(x.cp.FailedSteps)+1)
+		for k, v := range x.cp.FailedSteps {
+			next.FailedSteps[k] = v
+		}
+		re := sanad.NewRunError(stepErr)
+		next.FailedSteps[step.ID] = *re
+		body.Error = re
+		if x.def.Strategy == Rollback && typ == TypeStepFailed {
+			next.Phase = PhaseRollback
+		}
+	}
+	if err := next.Validate(x.def); err != nil {
+		return err
+	}
+	body.Checkpoint = next
+	x.e.crash(PointBeforeCheckpoint)
+	if _, err := x.run.AppendAll(ctx, runs.Event{Type: typ, Agent: signer, Body: body}); err != nil {
+		return err
+	}
+	x.e.crash(PointAfterCheckpoint)
+	x.cp = next
+	return nil
+}
+
+func with(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[k] = v
+	return out
+}
+
+func merged(base, delta map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(delta) == 0 {
+		return base
+	}
+	out := make(map[string]json.RawMessage, len(base)+len(delta))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range delta {
+		out[k] = v
+	}
+	return out
+}
+
+// rollback compensates the completed steps in the reverse order of their
+// completion (INV-PE-003); a step without a compensation is recorded as
+// compensated with nothing to undo.
+func (x *exec) rollback(ctx context.Context) {
+	if x.cp.Phase != PhaseRollback {
+		// The failure was recorded before the phase existed in its
+		// checkpoint (or the failing step could not be recorded).
+		x.mu.Lock()
+		x.cp.Phase = PhaseRollback
+		x.mu.Unlock()
+	}
+	undone := make(map[string]bool, len(x.cp.Compensated))
+	for _, id := range x.cp.Compensated {
+		undone[id] = true
+	}
+	for k := len(x.cp.Completed) - 1; k >= 0; k-- {
+		id := x.cp.Completed[k]
+		if undone[id] || ctx.Err() != nil {
+			continue
+		}
+		i := x.def.step(id)
+		step := &x.def.Steps[i]
+		x.e.crash(PointBeforeCompensate)
+		var err error
+		if step.Compensate != nil {
+			sc := x.newStepContext(step, i)
+			sc.compensating = true
+			_, err = x.e.cfg.Actions.compensate(ctx, sc, step.Compensate)
+		}
+		x.e.crash(PointAfterCompensateAction)
+		var w *waitError
+		if errors.As(err, &w) || ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			x.mu.Lock()
+			x.cp.FailedSteps[id+"#compensate"] = *sanad.NewRunError(err)
+			x.mu.Unlock()
+			continue
+		}
+		if rerr := x.record(ctx, i, TypeStepCompensated, nil, nil, nil); rerr != nil {
+			return
+		}
+		x.e.crash(PointAfterCompensate)
+	}
+}
+
+// finish ends the run when every step is settled and returns the result.
+func (x *exec) finish(ctx context.Context) Result {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	res := Result{
+		Run: x.run.Record.ID, Trace: x.run.Record.Trace, Outputs: x.cp.StepOutputs,
+		Executed: x.executed, ResumedFrom: x.resumedFrom, Gates: x.gates,
+	}
+	ids := make([]string, 0, len(x.cp.FailedSteps))
+	for id := range x.cp.FailedSteps {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f := x.cp.FailedSteps[id]
+		res.Errors = append(res.Errors, StepError{Step: id, Code: f.Code, Message: f.Message})
+	}
+	if x.replay != nil {
+		return res
+	}
+	settled := len(x.cp.StepOutputs)+len(x.cp.FailedSteps) >= len(x.def.Steps) || (len(x.cp.FailedSteps) > 0 && x.def.Strategy != ContinueOnError)
+	if len(x.gates) > 0 || ctx.Err() != nil || !settled {
+		res.Status = sanad.StatusRunning
+		return res
+	}
+	x.e.crash(PointBeforeEnd)
+	var err error
+	if len(res.Errors) == 0 {
+		refs := []sanad.ArtifactRef(nil)
+		err = x.run.Complete(ctx, refs, x.cp.StepOutputs)
+		res.Status = sanad.StatusCompleted
+	} else {
+		err = x.run.Fail(ctx, res.Err())
+		res.Status = sanad.StatusFailed
+	}
+	if err != nil {
+		res.Status = sanad.StatusRunning
+		res.Errors = append(res.Errors, StepError{Step: "", Code: sanad.ErrorCode(err), Message: "the run's end could not be recorded: " + sanad.ErrorMessage(err)})
+		return res
+	}
+	x.e.crash(PointAfterEnd)
+	return res
+}
+
+// waitError stops a step at an open gate.
+type waitError struct{ gate string }
+
+func (w *waitError) Error() string {
+	return fmt.Sprintf("waiting on gate %s", w.gate)
+}

@@ -1,0 +1,424 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/workflow"
+)
+
+// INV-AGT-003: steps run in the order they are defined, one at a time, when
+// no concurrency is configured.
+func TestINV_AGT_003_StepsRunInDefinitionOrder(t *testing.T) {
+	e := openEnv(t)
+	rec := &recorder{}
+	var running, most atomic.Int32
+	e.actions.Register("rec", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		n := running.Add(1)
+		defer running.Add(-1)
+		if n > most.Load() {
+			most.Store(n)
+		}
+		time.Sleep(time.Millisecond)
+		return rec.action(ctx, s)
+	})
+	d := parse(t, steps(12, ""))
+	res, err := e.engine.Start(t.Context(), d, nil, opts)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
+	}
+	want := make([]string, 12)
+	for i := range want {
+		want[i] = fmt.Sprintf("s%d", i)
+	}
+	if !slices.Equal(rec.order, want) {
+		t.Errorf("order: got %v, want %v", rec.order, want)
+	}
+	if most.Load() != 1 {
+		t.Errorf("concurrent steps: got %d, want 1", most.Load())
+	}
+	// The record says the same: step.completed events in definition order.
+	evs, err := e.home.Ledger.Events(t.Context(), res.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	for _, ev := range evs {
+		if ev.Type == workflow.TypeStepCompleted {
+			var b workflow.StepBody
+			if err := json.Unmarshal(ev.Body, &b); err != nil {
+				t.Fatal(err)
+			}
+			recorded = append(recorded, b.StepID)
+		}
+	}
+	if !slices.Equal(recorded, want) {
+		t.Errorf("recorded order: got %v, want %v", recorded, want)
+	}
+}
+
+// INV-CP-001: the checkpoint after each step holds stepIndex,
+// completedStepId, stepOutputs, context and memorySnapshot; it is validated
+// before it is saved, and it is committed with the step's event.
+func TestINV_CP_001_CheckpointComplete(t *testing.T) {
+	e := openEnv(t)
+	e.actions.Register("rec", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		s.Set("last", json.RawMessage(`"`+s.Step.ID+`"`))
+		s.Remember(s.Step.ID, json.RawMessage(`true`))
+		return s.Step.With, nil
+	})
+	res, err := e.engine.Start(t.Context(), parse(t, steps(4, "")), json.RawMessage(`{"deal":"d-42"}`), opts)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
+	}
+	evs, err := e.home.Ledger.Events(t.Context(), res.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for _, ev := range evs {
+		if ev.Type != workflow.TypeStepCompleted {
+			continue
+		}
+		var raw struct {
+			Checkpoint map[string]json.RawMessage `json:"checkpoint"`
+		}
+		if err := json.Unmarshal(ev.Body, &raw); err != nil {
+			t.Fatal(err)
+		}
+		for _, field := range []string{"stepIndex", "completedStepId", "stepOutputs", "context", "memorySnapshot"} {
+			if _, ok := raw.Checkpoint[field]; !ok {
+				t.Errorf("step %d: checkpoint has no %s: %s", k, field, ev.Body)
+			}
+		}
+		var b workflow.StepBody
+		if err := json.Unmarshal(ev.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		cp := b.Checkpoint
+		id := fmt.Sprintf("s%d", k)
+		if cp.StepIndex != k || cp.CompletedStepID != id || len(cp.StepOutputs) != k+1 {
+			t.Errorf("step %d: got index %d, id %q, %d outputs; want %d, %q, %d", k, cp.StepIndex, cp.CompletedStepID, len(cp.StepOutputs), k, id, k+1)
+		}
+		if string(cp.Context["input"]) != `{"deal":"d-42"}` || string(cp.Context["last"]) != `"`+id+`"` {
+			t.Errorf("step %d: context %v lacks the input or the step's value", k, cp.Context)
+		}
+		if len(cp.MemorySnapshot) != k+1 {
+			t.Errorf("step %d: memory snapshot has %d entries, want %d", k, len(cp.MemorySnapshot), k+1)
+		}
+		k++
+	}
+	if k != 4 {
+		t.Fatalf("step.completed events: got %d, want 4", k)
+	}
+
+	// Validation before save refuses an incomplete checkpoint.
+	d := parse(t, steps(2, ""))
+	good := workflow.Checkpoint{StepIndex: 1, CompletedStepID: "s1", StepOutputs: map[string]json.RawMessage{"s0": nil, "s1": nil},
+		Context: map[string]json.RawMessage{}, MemorySnapshot: map[string]json.RawMessage{}, Completed: []string{"s0", "s1"}, Phase: workflow.PhaseRun}
+	if err := good.Validate(d); err != nil {
+		t.Fatalf("Validate(good): got %v, want nil", err)
+	}
+	bad := map[string]func(c *workflow.Checkpoint){
+		"index out of range": func(c *workflow.Checkpoint) { c.StepIndex = 2 },
+		"wrong step id":      func(c *workflow.Checkpoint) { c.CompletedStepID = "s0" },
+		"no outputs":         func(c *workflow.Checkpoint) { c.StepOutputs = nil },
+		"no context":         func(c *workflow.Checkpoint) { c.Context = nil },
+		"no memory":          func(c *workflow.Checkpoint) { c.MemorySnapshot = nil },
+		"output missing":     func(c *workflow.Checkpoint) { c.Completed = []string{"s0", "s9"} },
+		"bad phase":          func(c *workflow.Checkpoint) { c.Phase = "" },
+	}
+	for name, breakIt := range bad {
+		c := good
+		c.StepOutputs = map[string]json.RawMessage{"s0": nil, "s1": nil}
+		breakIt(&c)
+		if err := c.Validate(d); err == nil {
+			t.Errorf("Validate(%s): got nil, want an error", name)
+		}
+	}
+}
+
+// INV-CP-002: a resumed run starts at the step after its checkpoint, with the
+// completed outputs restored, not recomputed.
+func TestINV_CP_002_ResumeStartsAfterCheckpoint(t *testing.T) {
+	for _, point := range []string{workflow.PointAfterCheckpoint, workflow.PointBeforeCheckpoint, workflow.PointAfterAction} {
+		t.Run(point, func(t *testing.T) {
+			e := openEnv(t)
+			ran := map[string]int{}
+			var mu sync.Mutex
+			e.actions.Register("rec", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+				mu.Lock()
+				ran[s.Step.ID]++
+				mu.Unlock()
+				// Each output depends on the previous one: a step that saw
+				// a recomputed or missing output would produce another.
+				prev := "start"
+				if s.Index > 0 {
+					prev = string(s.Outputs[fmt.Sprintf("s%d", s.Index-1)])
+				}
+				return json.Marshal(map[string]string{"after": prev})
+			})
+			e.crashAt(point, 4) // during step s3
+			id := e.startCrashing(t, parse(t, steps(8, "")))
+
+			e.reopen(t)
+			res, err := e.engine.Resume(t.Context(), id)
+			if err != nil || res.Status != sanad.StatusCompleted {
+				t.Fatalf("Resume: got %v, %v; want completed", res.Status, err)
+			}
+			wantFrom, wantRan := 2, 5 // checkpoint of s2: s3..s7 run
+			if point == workflow.PointAfterCheckpoint {
+				wantFrom, wantRan = 3, 4
+			}
+			if res.ResumedFrom == nil || *res.ResumedFrom != wantFrom {
+				t.Fatalf("ResumedFrom: got %v, want %d", res.ResumedFrom, wantFrom)
+			}
+			if res.Executed != wantRan {
+				t.Errorf("steps executed by the resume: got %d, want %d", res.Executed, wantRan)
+			}
+			for i := 0; i <= wantFrom; i++ {
+				if n := ran[fmt.Sprintf("s%d", i)]; n != 1 {
+					t.Errorf("step s%d ran %d times, want 1", i, n)
+				}
+			}
+			// Outputs chain through all eight steps exactly as in a run
+			// that never stopped.
+			clean := openEnv(t)
+			clean.actions.Register("rec", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+				prev := "start"
+				if s.Index > 0 {
+					prev = string(s.Outputs[fmt.Sprintf("s%d", s.Index-1)])
+				}
+				return json.Marshal(map[string]string{"after": prev})
+			})
+			want, err := clean.engine.Start(t.Context(), parse(t, steps(8, "")), nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range want.Outputs {
+				if string(res.Outputs[k]) != string(v) {
+					t.Errorf("output %s: got %s, want %s", k, res.Outputs[k], v)
+				}
+			}
+			if rep, err := e.home.Ledger.Verify(t.Context(), res.Trace); err != nil {
+				t.Errorf("Verify: got %v (%+v), want nil", err, rep)
+			}
+		})
+	}
+}
+
+// INV-PE-001: independent steps run concurrently, never more than
+// max_concurrency at once.
+func TestINV_PE_001_ConcurrencyLimit(t *testing.T) {
+	e := openEnv(t)
+	var running, most atomic.Int32
+	e.actions.Register("slow", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		n := running.Add(1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		running.Add(-1)
+		return json.RawMessage(`{}`), nil
+	})
+	src := "name: fan\nagent: worker\nmax_concurrency: 3\nsteps:\n"
+	for i := range 10 {
+		src += fmt.Sprintf("  - {id: p%d, uses: slow}\n", i)
+	}
+	res, err := e.engine.Start(t.Context(), parse(t, src), nil, opts)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
+	}
+	if m := most.Load(); m != 3 {
+		t.Errorf("most steps at once: got %d, want 3", m)
+	}
+	if len(res.Outputs) != 10 {
+		t.Errorf("outputs: got %d, want 10", len(res.Outputs))
+	}
+}
+
+// INV-PE-002: a step starts only after every step it depends on completed,
+// with their outputs; cycles are rejected before anything starts.
+func TestINV_PE_002_DependenciesHonoured(t *testing.T) {
+	e := openEnv(t)
+	var mu sync.Mutex
+	finished := map[string]bool{}
+	var violations []string
+	e.actions.Register("dag", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		mu.Lock()
+		for _, dep := range s.Step.DependsOn {
+			if !finished[dep] || s.Outputs[dep] == nil {
+				violations = append(violations, s.Step.ID+" before "+dep)
+			}
+		}
+		mu.Unlock()
+		time.Sleep(time.Duration(len(s.Step.ID)) * time.Millisecond)
+		mu.Lock()
+		finished[s.Step.ID] = true
+		mu.Unlock()
+		return json.Marshal(s.Step.ID)
+	})
+	// A diamond with a tail, written with a dependency after its dependent.
+	src := `name: diamond
+agent: worker
+max_concurrency: 4
+steps:
+  - {id: join, uses: dag, depends_on: [left, right-long]}
+  - {id: root, uses: dag}
+  - {id: left, uses: dag, depends_on: [root]}
+  - {id: right-long, uses: dag, depends_on: [root]}
+  - {id: tail, uses: dag, depends_on: [join]}
+`
+	res, err := e.engine.Start(t.Context(), parse(t, src), nil, opts)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
+	}
+	if len(violations) > 0 {
+		t.Errorf("steps ran before their dependencies: %v", violations)
+	}
+	if len(res.Outputs) != 5 {
+		t.Errorf("outputs: got %d, want 5", len(res.Outputs))
+	}
+
+	cycles := map[string]string{
+		"two":  "name: c\nagent: w\nsteps:\n  - {id: a, depends_on: [b]}\n  - {id: b, depends_on: [a]}\n",
+		"self": "name: c\nagent: w\nsteps:\n  - {id: a, depends_on: [a]}\n",
+		"long": "name: c\nagent: w\nsteps:\n  - {id: a, depends_on: [c]}\n  - {id: b, depends_on: [a]}\n  - {id: c, depends_on: [b]}\n  - {id: d}\n",
+	}
+	for name, src := range cycles {
+		_, err := workflow.Parse("cycle.yaml", []byte(src))
+		if codeOf(err) != sanad.CodeInvalidInput || !strings.Contains(err.Error(), "depends on") && !strings.Contains(err.Error(), "cycle") {
+			t.Errorf("%s: got %v, want INVALID_INPUT naming the cycle", name, err)
+		}
+	}
+	if _, err := workflow.Parse("x.yaml", []byte("name: c\nagent: w\nsteps:\n  - {id: a, depends_on: [nope]}\n")); codeOf(err) != sanad.CodeInvalidInput {
+		t.Errorf("unknown dependency: got %v, want INVALID_INPUT", err)
+	}
+}
+
+// INV-PE-003: failFast stops at the first failure; continueOnError runs
+// everything that does not depend on a failure and reports all failures;
+// rollback compensates the completed steps in reverse order.
+func TestINV_PE_003_FailureStrategies(t *testing.T) {
+	src := func(strategy string) string {
+		return `name: strat
+agent: worker
+strategy: ` + strategy + `
+steps:
+  - {id: a, tool: count, with: {}, compensate: {uses: tool, tool: undo, with: {step: a}}}
+  - {id: b, tool: count, with: {}, compensate: {uses: tool, tool: undo, with: {step: b}}}
+  - {id: bad, tool: boom, with: {}}
+  - {id: after, tool: count, with: {}, compensate: {uses: tool, tool: undo, with: {step: after}}}
+  - {id: needs-bad, uses: echo, depends_on: [bad]}
+  - {id: other-bad, tool: boom, with: {}}
+`
+	}
+	t.Run("failFast", func(t *testing.T) {
+		e := openEnv(t)
+		res, err := e.engine.Start(t.Context(), parse(t, src("failFast")), nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != sanad.StatusFailed || len(res.Errors) != 1 || res.Errors[0].Step != "bad" {
+			t.Fatalf("got %v %+v, want failed with one error at step bad", res.Status, res.Errors)
+		}
+		if _, ran := res.Outputs["after"]; ran || e.world.calls["count"] != 2 || e.world.calls["boom"] != 1 {
+			t.Errorf("steps after the failure ran: outputs %v, calls %v", res.Outputs, e.world.calls)
+		}
+		if len(e.world.undone) != 0 {
+			t.Errorf("failFast compensated %v, want nothing", e.world.undone)
+		}
+	})
+	t.Run("continueOnError", func(t *testing.T) {
+		e := openEnv(t)
+		res, err := e.engine.Start(t.Context(), parse(t, src("continueOnError")), nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var failed []string
+		for _, f := range res.Errors {
+			failed = append(failed, f.Step)
+		}
+		if res.Status != sanad.StatusFailed || !slices.Equal(failed, []string{"bad", "needs-bad", "other-bad"}) {
+			t.Fatalf("got %v with errors at %v, want failed at [bad needs-bad other-bad]", res.Status, failed)
+		}
+		if _, ran := res.Outputs["after"]; !ran || e.world.calls["boom"] != 2 {
+			t.Errorf("continueOnError did not run the independent steps: outputs %v, calls %v", res.Outputs, e.world.calls)
+		}
+		if !strings.Contains(res.Err().Error(), "bad") || !strings.Contains(res.Err().Error(), "other-bad") {
+			t.Errorf("aggregated error %q does not name every failure", res.Err())
+		}
+	})
+	t.Run("rollback", func(t *testing.T) {
+		e := openEnv(t)
+		res, err := e.engine.Start(t.Context(), parse(t, src("rollback")), nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != sanad.StatusFailed {
+			t.Fatalf("got %v, want failed", res.Status)
+		}
+		if !slices.Equal(e.world.undone, []string{"b", "a"}) {
+			t.Errorf("compensations: got %v, want [b a]", e.world.undone)
+		}
+		evs, _ := e.home.Ledger.Events(t.Context(), res.Trace)
+		var comp []string
+		for _, ev := range evs {
+			if ev.Type == workflow.TypeStepCompensated {
+				var b workflow.StepBody
+				_ = json.Unmarshal(ev.Body, &b)
+				comp = append(comp, b.StepID)
+			}
+		}
+		if !slices.Equal(comp, []string{"b", "a"}) {
+			t.Errorf("step.compensated events: got %v, want [b a]", comp)
+		}
+	})
+	t.Run("rollback resumes after a crash during compensation", func(t *testing.T) {
+		e := openEnv(t)
+		e.crashAt(workflow.PointAfterCompensate, 1) // b undone, a not yet
+		id := e.startCrashing(t, parse(t, src("rollback")))
+		e.reopen(t)
+		res, err := e.engine.Resume(t.Context(), id)
+		if err != nil || res.Status != sanad.StatusFailed {
+			t.Fatalf("Resume: got %v, %v; want failed", res.Status, err)
+		}
+		if !slices.Equal(e.world.undone, []string{"b", "a"}) {
+			t.Errorf("compensations: got %v, want [b a], each once", e.world.undone)
+		}
+	})
+}
+
+// A step may call only the tools it lists, and an unknown action or tool
+// fails clearly, never with a panic.
+func TestStepToolsAreBounded(t *testing.T) {
+	e := openEnv(t)
+	e.actions.Register("sneaky", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		return s.Call(ctx, "notify", json.RawMessage(`{}`))
+	})
+	res, err := e.engine.Start(t.Context(), parse(t, "name: x\nagent: worker\nsteps:\n  - {id: a, uses: sneaky, tools: [count]}\n"), nil, opts)
+	if err != nil || res.Status != sanad.StatusFailed || res.Errors[0].Code != sanad.CodePolicyDenied {
+		t.Fatalf("got %v %+v %v, want failed with POLICY_DENIED", res.Status, res.Errors, err)
+	}
+	if e.world.calls["notify"] != 0 {
+		t.Errorf("notify ran %d times, want 0", e.world.calls["notify"])
+	}
+	if _, err := e.engine.Start(t.Context(), parse(t, "name: x\nagent: worker\nsteps:\n  - {id: a, uses: nothing}\n"), nil, opts); codeOf(err) != sanad.CodeInvalidInput {
+		t.Errorf("unknown action: got %v, want INVALID_INPUT", err)
+	}
+	res, err = e.engine.Start(t.Context(), parse(t, "name: x\nagent: worker\nsteps:\n  - {id: a, tool: missing, with: {}}\n"), nil, opts)
+	if err != nil || res.Status != sanad.StatusFailed || res.Errors[0].Code != sanad.CodeToolNotFound {
+		t.Errorf("unknown tool: got %v %+v %v, want failed with TOOL_NOT_FOUND", res.Status, res.Errors, err)
+	}
+}
