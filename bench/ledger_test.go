@@ -19,3 +19,14 @@ func BenchmarkLedgerPhase(b *testing.B) {
 		b.ReportMetric(res.AppendsPerS, "appends/s")
 	}
 }
+
+func BenchmarkWorkflowStep(b *testing.B) {
+	for range b.N {
+		res, err := Workflow(b.Context(), WorkflowConfig{Dir: b.TempDir(), Runs: 100})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(res.StepP50us, "step_us_p50")
+		b.ReportMetric(res.EventsPerStep, "events/step")
+	}
+}

@@ -40,6 +40,9 @@ type Config struct {
 	// ReadOnly opens an existing home without taking the writer lock; nothing
 	// can be appended and no key is created.
 	ReadOnly bool
+	// Crash is passed to the store and the ledger (see their crash
+	// points); nil does nothing.
+	Crash func(point string)
 }
 
 // Home is an open home folder.
@@ -98,7 +101,7 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 			return nil, err
 		}
 	}
-	if h.DB, err = sqlite.Open(ctx, sqlite.Config{Path: dbPath, Synchronous: cfg.Synchronous, ReadOnly: cfg.ReadOnly}); err != nil {
+	if h.DB, err = sqlite.Open(ctx, sqlite.Config{Path: dbPath, Synchronous: cfg.Synchronous, ReadOnly: cfg.ReadOnly, Crash: cfg.Crash}); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -139,7 +142,7 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		}
 		logKey = k
 	}
-	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: Origin(logKey)})
+	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: Origin(logKey), Crash: cfg.Crash})
 	if err != nil {
 		h.Close()
 		var se *sanad.Error

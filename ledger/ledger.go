@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -50,7 +51,16 @@ type Config struct {
 	// QueueSize bounds appends waiting for a commit (DefaultQueueSize). A full
 	// queue makes Append wait, within its context's deadline.
 	QueueSize int
+	// Crash is called at PointBeforeCommit and PointAfterCommit, so that a
+	// test can stop the process there; nil does nothing.
+	Crash func(point string)
 }
+
+// Crash points of the commit loop.
+const (
+	PointBeforeCommit = "ledger.before_commit" // a batch is about to be handed to the store
+	PointAfterCommit  = "ledger.after_commit"  // the store committed it; no appender knows yet
+)
 
 var originRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/:-]{0,127}$`)
 
@@ -82,24 +92,24 @@ type Ledger struct {
 
 	closeMu sync.RWMutex // guards closed and sends on queue
 	closed  bool
-	queue   chan *pending
+	queue   chan *Pending
 	done    chan struct{}
 
 	cpMu sync.Mutex // serializes checkpoint issuance
 }
 
 type traceHead struct {
-	mu     sync.Mutex // held by the one appender of this trace
-	refs   int        // guarded by Ledger.tmu
-	loaded bool
-	seq    uint64
-	hash   canon.Digest
-	rules  []Rule // ordering rules, fed every event of the trace so far
-}
-
-type pending struct {
-	evs  []*Event // committed together
-	done chan error
+	mu   sync.Mutex // held by the one appender sealing events of this trace
+	refs int        // guarded by Ledger.tmu
+	// epoch counts failed commits of the trace; sealed is the epoch the
+	// head was loaded in. A head whose epoch moved on is read again.
+	epoch      atomic.Uint64
+	sealed     uint64
+	loaded     bool
+	everLoaded bool
+	seq        uint64
+	hash       canon.Digest
+	rules      []Rule // ordering rules, fed every event of the trace so far
 }
 
 // Open starts a ledger over cfg.Store. Close stops it.
@@ -136,7 +146,7 @@ func Open(cfg Config) (*Ledger, error) {
 		log:     lg,
 		prover:  tlog.Prover{Nodes: cfg.Store},
 		traces:  make(map[string]*traceHead),
-		queue:   make(chan *pending, cfg.QueueSize),
+		queue:   make(chan *Pending, cfg.QueueSize),
 		done:    make(chan struct{}),
 	}
 	go l.commitLoop()
@@ -219,6 +229,80 @@ func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
 // written. Any invalid draft, or one refused by an ordering rule, fails the
 // whole call with INVALID_INPUT before anything is written.
 func (l *Ledger) AppendAll(ctx context.Context, drafts ...Draft) ([]*Event, error) {
+	for attempt := 0; ; attempt++ {
+		p, err := l.Enqueue(ctx, drafts...)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil {
+			return nil, nil
+		}
+		err = p.Wait()
+		if err == nil {
+			return p.evs, nil
+		}
+		if sanad.ErrorCode(err) != sanad.CodeConflict || attempt >= maxConflictRetries {
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			return nil, sanad.Wrap(ctx.Err(), sanad.CodeCancelled, "ledger.append", "append cancelled")
+		}
+		// Another writer appended to the trace, or an earlier append of
+		// it failed: seal again on the head as stored.
+		drafts = notNew(drafts)
+	}
+}
+
+// notNew returns drafts with NewTrace cleared.
+func notNew(drafts []Draft) []Draft {
+	out := make([]Draft, len(drafts))
+	for i, d := range drafts {
+		d.NewTrace = false
+		out[i] = d
+	}
+	return out
+}
+
+// Pending is an append queued for commit by Enqueue.
+type Pending struct {
+	evs  []*Event
+	head *traceHead
+	// epoch is the head's epoch the events were chained in; a failed
+	// commit of the trace ends the epoch and fails every later append
+	// chained in it.
+	epoch uint64
+	trace string
+	done  chan error
+	err   error
+	// stale says the append failed because an earlier one of its trace
+	// did: it was never offered to the store.
+	stale bool
+}
+
+// Wait blocks until the events are durable, or their commit failed, and
+// reports which. It may be called more than once.
+func (p *Pending) Wait() error {
+	if p.done != nil {
+		p.err = <-p.done
+		p.done = nil
+	}
+	return p.err
+}
+
+// Events returns the sealed events; they are durable once Wait returns nil.
+// They must not be modified.
+func (p *Pending) Events() []*Event { return p.evs }
+
+// Enqueue seals drafts, all of one trace, as its next events and queues them
+// for the next group commit without waiting for it: the caller may go on and
+// enqueue more, and call Wait on each Pending when it needs them durable (at
+// the latest before anything outside the ledger depends on them). Appends of
+// one trace commit in the order they were enqueued. If one fails, every
+// later append of the trace that was chained on it fails too, without being
+// written, and the trace's head is read again from the store. Invalid drafts
+// fail here with INVALID_INPUT, and nothing is queued. A nil Pending means
+// there was nothing to append.
+func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error) {
 	const op = "ledger.append"
 	if len(drafts) == 0 {
 		return nil, nil
@@ -236,43 +320,44 @@ func (l *Ledger) AppendAll(ctx context.Context, drafts ...Draft) ([]*Event, erro
 		}
 	}
 	h := l.acquire(trace)
-	defer l.release(trace, h)
-	buf := make([]byte, 0, 1024)
-	for attempt := 0; ; attempt++ {
-		if !h.loaded {
-			if drafts[0].NewTrace && attempt == 0 {
-				h.seq, h.hash, h.rules, h.loaded = 0, canon.Digest{}, l.cfg.Types.Rules(), true
-			} else if err := l.loadHead(ctx, trace, h); err != nil {
-				return nil, err
-			}
-		}
-		seq, prev := h.seq, h.hash
-		for i, ev := range evs {
-			ev.Seq, ev.Prev, ev.Time = seq+1, prev, l.cfg.Now().UTC()
-			for _, r := range h.rules {
-				if err := r.Check(ev); err != nil {
-					h.loaded = false // the rules may have half-applied: rebuild their state
-					return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", ev.Type, err)
-				}
-			}
-			ev.Hash, buf = ev.computeHash(buf)
-			ev.Sig = keys[i].Sign(SigningMessage(ev.Hash))
-			ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
-			seq, prev = ev.Seq, ev.Hash
-		}
-		err := l.commit(ctx, evs)
-		if err == nil {
-			h.seq, h.hash = seq, prev
-			return evs, nil
-		}
-		h.loaded = false
-		if sanad.ErrorCode(err) != sanad.CodeConflict || attempt >= maxConflictRetries {
+	if epoch := h.epoch.Load(); !h.loaded || h.sealed != epoch {
+		h.sealed = epoch
+		if drafts[0].NewTrace && !h.everLoaded {
+			h.seq, h.hash, h.rules, h.loaded = 0, canon.Digest{}, l.cfg.Types.Rules(), true
+		} else if err := l.loadHead(ctx, trace, h); err != nil {
+			l.release(trace, h)
 			return nil, err
 		}
-		if ctx.Err() != nil {
-			return nil, sanad.Wrap(ctx.Err(), sanad.CodeCancelled, op, "append cancelled")
-		}
 	}
+	h.everLoaded = true
+	buf := make([]byte, 0, 1024)
+	seq, prev := h.seq, h.hash
+	for i, ev := range evs {
+		ev.Seq, ev.Prev, ev.Time = seq+1, prev, l.cfg.Now().UTC()
+		for _, r := range h.rules {
+			if err := r.Check(ev); err != nil {
+				h.loaded = false // the rules may have half-applied: rebuild their state
+				l.release(trace, h)
+				return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", ev.Type, err)
+			}
+		}
+		ev.Hash, buf = ev.computeHash(buf)
+		ev.Sig = keys[i].Sign(SigningMessage(ev.Hash))
+		ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
+		seq, prev = ev.Seq, ev.Hash
+	}
+	p := &Pending{evs: evs, head: h, epoch: h.sealed, trace: trace, done: make(chan error, 1)}
+	if err := l.queueUp(ctx, p); err != nil {
+		h.loaded = false
+		l.release(trace, h)
+		return nil, err
+	}
+	// The head moves on before the commit: the next append of the trace
+	// chains on these events. The trace's reference is kept until the
+	// commit is done, so that the head stays cached meanwhile.
+	h.seq, h.hash = seq, prev
+	h.mu.Unlock()
+	return p, nil
 }
 
 // loadHead reads the trace's events to find its head and bring the ordering
@@ -405,29 +490,47 @@ func (l *Ledger) release(trace string, h *traceHead) {
 	l.tmu.Unlock()
 }
 
-// commit queues evs for the next group commit and waits until it is durable.
-// Once queued, the wait does not end early: the outcome must be known to keep
-// the trace head right.
-func (l *Ledger) commit(ctx context.Context, evs []*Event) error {
-	p := &pending{evs: evs, done: make(chan error, 1)}
+// queueUp hands p to the commit loop, waiting for room within ctx.
+func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
 	l.closeMu.RLock()
+	defer l.closeMu.RUnlock()
 	if l.closed {
-		l.closeMu.RUnlock()
 		return sanad.Errorf(sanad.CodeUnavailable, "ledger.append", "ledger is closed")
 	}
 	select {
 	case l.queue <- p:
+		return nil
 	case <-ctx.Done():
-		l.closeMu.RUnlock()
 		return sanad.Wrap(ctx.Err(), sanad.CodeTimeout, "ledger.append", "append queue full until the deadline")
 	}
-	l.closeMu.RUnlock()
-	return <-p.done
+}
+
+// settle reports p's outcome and lets its trace head go. A failure ends the
+// head's epoch, so that later appends chained on p fail and the next one
+// reads the head again.
+func (l *Ledger) settle(p *Pending, err error) {
+	if err != nil {
+		p.head.epoch.CompareAndSwap(p.epoch, p.epoch+1)
+	}
+	p.done <- err
+	l.tmu.Lock()
+	p.head.refs--
+	if p.head.refs == 0 && len(l.traces) > maxCachedTraces {
+		delete(l.traces, p.trace)
+	}
+	l.tmu.Unlock()
+}
+
+func (l *Ledger) crash(point string) {
+	if l.cfg.Crash != nil {
+		l.cfg.Crash(point)
+	}
 }
 
 func (l *Ledger) commitLoop() {
 	defer close(l.done)
-	batch := make([]*pending, 0, l.cfg.MaxBatch)
+	batch := make([]*Pending, 0, l.cfg.MaxBatch)
+	live := make([]*Pending, 0, l.cfg.MaxBatch)
 	events := make([]*Event, 0, l.cfg.MaxBatch)
 	for p := range l.queue {
 		batch = append(batch[:0], p)
@@ -443,21 +546,45 @@ func (l *Ledger) commitLoop() {
 				break fill
 			}
 		}
-		events = events[:0]
+		// Appends chained on one that failed are failed, unwritten.
+		live, events = live[:0], events[:0]
 		for _, q := range batch {
+			if q.head.epoch.Load() != q.epoch {
+				q.stale = true
+				l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
+				continue
+			}
+			live = append(live, q)
 			events = append(events, q.evs...)
 		}
+		if len(live) == 0 {
+			continue
+		}
+		l.crash(PointBeforeCommit)
 		_, err := l.cfg.Store.AppendEvents(context.Background(), events)
-		if err != nil && len(batch) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
-			// One conflicting event must not fail the others: commit them one by one.
-			for _, q := range batch {
-				_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
-				q.done <- e
+		if err == nil {
+			l.crash(PointAfterCommit)
+			for _, q := range live {
+				l.settle(q, nil)
 			}
 			continue
 		}
-		for _, q := range batch {
-			q.done <- err
+		if len(live) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
+			// One conflicting append must not fail the others: commit
+			// them one by one, in order.
+			for _, q := range live {
+				if q.head.epoch.Load() != q.epoch {
+					q.stale = true
+					l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
+					continue
+				}
+				_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
+				l.settle(q, e)
+			}
+			continue
+		}
+		for _, q := range live {
+			l.settle(q, err)
 		}
 	}
 }

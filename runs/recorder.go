@@ -180,6 +180,19 @@ func (run *Run) AppendAll(ctx context.Context, events ...Event) ([]*ledger.Event
 	return run.rec.Ledger.AppendAll(ctx, drafts...)
 }
 
+// Enqueue seals events of this run and queues them for commit without
+// waiting; see ledger.Ledger.Enqueue.
+func (run *Run) Enqueue(ctx context.Context, events ...Event) (*ledger.Pending, error) {
+	if run.ended {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.append", "run %s has ended", run.Record.ID)
+	}
+	drafts := make([]ledger.Draft, len(events))
+	for i, e := range events {
+		drafts[i] = run.draft(e.Type, e.Agent, e.Body, e.Refs, false)
+	}
+	return run.rec.Ledger.Enqueue(ctx, drafts...)
+}
+
 func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {
 	return run.appendDraft(ctx, typ, agent, body, refs, false)
 }

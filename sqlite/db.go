@@ -44,7 +44,14 @@ type Config struct {
 	BusyTimeoutMS int
 	// ReadOnly opens the file for reading only; no migration is run.
 	ReadOnly bool
+	// Crash is called at PointBeforeCommit, inside an append's transaction
+	// once every row is written, so that a test can stop the process in
+	// the middle of a commit; nil does nothing.
+	Crash func(point string)
 }
+
+// PointBeforeCommit is the crash point inside an append's transaction.
+const PointBeforeCommit = "sqlite.inside_transaction"
 
 // Validate reports a bad setting.
 func (c *Config) Validate() error {

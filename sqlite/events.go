@@ -117,6 +117,9 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 			return 0, err
 		}
 	}
+	if db.cfg.Crash != nil {
+		db.cfg.Crash(PointBeforeCommit)
+	}
 	if err := tx.Commit(); err != nil {
 		db.tree = nil
 		return 0, classify(err, op, "commit")

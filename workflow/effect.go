@@ -157,6 +157,10 @@ func (x *exec) newStepContext(step *Step, i int) *StepContext {
 // Run is the id of the workflow run.
 func (s *StepContext) Run() string { return s.x.run.Record.ID }
 
+// Compensating reports whether the action runs as a step's compensation
+// during a rollback.
+func (s *StepContext) Compensating() bool { return s.compensating }
+
 // Set records a context value, saved with the step's checkpoint.
 func (s *StepContext) Set(key string, v json.RawMessage) {
 	if s.context == nil {
@@ -210,6 +214,10 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 	if x.replay != nil {
 		return nil, sanad.Errorf(sanad.CodeIntegrity, "workflow.replay", "effect %s has no recorded result: replay calls nothing", key)
 	}
+	// Nothing leaves the process before what led to it is durable.
+	if err := x.flush(); err != nil {
+		return nil, err
+	}
 	result := ResultBody{Key: key}
 	var out json.RawMessage
 	var err error
@@ -220,9 +228,11 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 		}
 		intent := IntentBody{Key: key, StepID: s.Step.ID, Kind: spec.Kind, Name: spec.Name, Idempotent: spec.Idempotent, InputHash: h.String()}
 		x.e.crash(PointBeforeIntent)
-		if _, aerr := x.run.AppendAll(ctx, runs.Event{Type: TypeEffectIntent, Agent: s.Step.Agent, Body: intent}); aerr != nil {
+		evs, aerr := x.run.AppendAll(ctx, runs.Event{Type: TypeEffectIntent, Agent: s.Step.Agent, Body: intent})
+		if aerr != nil {
 			return nil, aerr
 		}
+		x.e.observe(evs)
 		j.mu.Lock()
 		j.intents[key] = intent
 		j.mu.Unlock()
@@ -271,9 +281,11 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 			result.Output, result.OutputHash = out, canon.Sum(out).String()
 		}
 	}
-	if _, aerr := x.run.AppendAll(ctx, runs.Event{Type: TypeEffectResult, Body: result}); aerr != nil {
+	evs, aerr := x.run.AppendAll(ctx, runs.Event{Type: TypeEffectResult, Body: result})
+	if aerr != nil {
 		return nil, aerr
 	}
+	x.e.observe(evs)
 	j.mu.Lock()
 	j.results[key] = result
 	j.mu.Unlock()

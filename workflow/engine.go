@@ -60,6 +60,9 @@ type Config struct {
 	// Crash is called at each named crash point (the Point constants) so
 	// that tests can stop the process exactly there; nil does nothing.
 	Crash func(point string)
+	// OnEvent is called with each step and effect event once it is
+	// durable, for progress reports; it must not block. Nil does nothing.
+	OnEvent func(*ledger.Event)
 }
 
 // Validate reports a missing setting.
@@ -303,6 +306,14 @@ func (e *Engine) role(agent string) string {
 	return agent
 }
 
+func (e *Engine) observe(evs []*ledger.Event) {
+	if e.cfg.OnEvent != nil {
+		for _, ev := range evs {
+			e.cfg.OnEvent(ev)
+		}
+	}
+}
+
 func (e *Engine) crash(point string) {
 	if e.cfg.Crash != nil {
 		e.cfg.Crash(point)
@@ -429,10 +440,41 @@ type exec struct {
 
 	resumedFrom *int
 	executed    int
+	// broken is the error of a step event that could not be recorded after
+	// the step went on: the run stops and is left to Resume.
+	broken error
 
-	mu    sync.Mutex // guards cp, gates and appends of step events
-	cp    Checkpoint
-	gates []string
+	mu      sync.Mutex // guards cp, gates, pending and appends of step events
+	cp      Checkpoint
+	gates   []string
+	pending []*ledger.Pending // step events queued and not yet known durable
+}
+
+// flush waits until every queued step event is durable. An error means one
+// was not: the run cannot go on from its in-memory state, only be resumed
+// from what is recorded.
+func (x *exec) flush() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.flushLocked()
+}
+
+func (x *exec) flushLocked() error {
+	var first error
+	for _, p := range x.pending {
+		if err := p.Wait(); err != nil {
+			if first == nil {
+				first = err
+			}
+			continue
+		}
+		x.e.observe(p.Events())
+	}
+	x.pending = x.pending[:0]
+	if first != nil && x.broken == nil {
+		x.broken = first
+	}
+	return first
 }
 
 func (e *Engine) newExec(d *Definition, run *runs.Run, input json.RawMessage, j *journal) *exec {
@@ -682,9 +724,14 @@ func (x *exec) record(ctx context.Context, i int, typ string, out json.RawMessag
 	}
 	body.Checkpoint = next
 	x.e.crash(PointBeforeCheckpoint)
-	if _, err := x.run.AppendAll(ctx, runs.Event{Type: typ, Agent: signer, Body: body}); err != nil {
+	// The event is sealed and queued, not awaited: the next step starts
+	// while it commits. Anything that depends on it being durable (an
+	// effect, the run's end, a report) waits for it first (flush).
+	p, err := x.run.Enqueue(ctx, runs.Event{Type: typ, Agent: signer, Body: body})
+	if err != nil {
 		return err
 	}
+	x.pending = append(x.pending, p)
 	x.e.crash(PointAfterCheckpoint)
 	x.cp = next
 	return nil
@@ -764,6 +811,7 @@ func (x *exec) rollback(ctx context.Context) {
 func (x *exec) finish(ctx context.Context) Result {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	ferr := x.flushLocked()
 	res := Result{
 		Run: x.run.Record.ID, Trace: x.run.Record.Trace, Outputs: x.cp.StepOutputs,
 		Executed: x.executed, ResumedFrom: x.resumedFrom, Gates: x.gates,
@@ -781,6 +829,14 @@ func (x *exec) finish(ctx context.Context) Result {
 		return res
 	}
 	settled := len(x.cp.StepOutputs)+len(x.cp.FailedSteps) >= len(x.def.Steps) || (len(x.cp.FailedSteps) > 0 && x.def.Strategy != ContinueOnError)
+	if ferr != nil || x.broken != nil {
+		if ferr == nil {
+			ferr = x.broken
+		}
+		res.Status = sanad.StatusRunning
+		res.Errors = append(res.Errors, StepError{Code: sanad.ErrorCode(ferr), Message: "a step's record could not be written, so the run stopped; resume it: " + sanad.ErrorMessage(ferr)})
+		return res
+	}
 	if len(x.gates) > 0 || ctx.Err() != nil || !settled {
 		res.Status = sanad.StatusRunning
 		return res

@@ -10,7 +10,7 @@ const (
 	PointBeforeAction          = "step.before_action"               // a step is about to run its action
 	PointAfterAction           = "step.after_action"                // the action returned; nothing recorded
 	PointBeforeCheckpoint      = "step.before_checkpoint_append"    // the step's event and checkpoint are about to be appended
-	PointAfterCheckpoint       = "step.after_checkpoint_append"     // they are durable
+	PointAfterCheckpoint       = "step.after_checkpoint_append"     // they are sealed and queued for commit
 	PointBeforeIntent          = "effect.before_intent_append"      // an effect's intent is about to be appended
 	PointAfterIntent           = "effect.between_intent_and_effect" // intent durable; the effect has not happened
 	PointAfterEffect           = "effect.between_effect_and_record" // the effect happened; its result is not recorded
