@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,6 +21,7 @@ import (
 const (
 	DefaultMaxBatch        = 512
 	DefaultQueueSize       = 8192
+	DefaultLinger          = 2 * time.Millisecond
 	DefaultRuntimeIdentity = "sanad-runtime"
 	DefaultLogIdentity     = "sanad-log"
 	maxCachedTraces        = 1 << 16
@@ -51,6 +53,11 @@ type Config struct {
 	// QueueSize bounds appends waiting for a commit (DefaultQueueSize). A full
 	// queue makes Append wait, within its context's deadline.
 	QueueSize int
+	// Linger is how long the commit loop may hold appends nobody waits for
+	// (see Enqueue), gathering more into the same commit (DefaultLinger;
+	// negative commits at once). An append someone waits for is committed
+	// without delay.
+	Linger time.Duration
 	// Crash is called at PointBeforeCommit and PointAfterCommit, so that a
 	// test can stop the process there; nil does nothing.
 	Crash func(point string)
@@ -93,6 +100,9 @@ type Ledger struct {
 	closeMu sync.RWMutex // guards closed and sends on queue
 	closed  bool
 	queue   chan *Pending
+	signq   chan *Pending // appends to sign, in queue order
+	wake    chan struct{} // someone waits for a queued append
+	signers sync.WaitGroup
 	done    chan struct{}
 
 	cpMu sync.Mutex // serializes checkpoint issuance
@@ -132,6 +142,9 @@ func Open(cfg Config) (*Ledger, error) {
 	if cfg.QueueSize == 0 {
 		cfg.QueueSize = DefaultQueueSize
 	}
+	if cfg.Linger == 0 {
+		cfg.Linger = DefaultLinger
+	}
 	rt, err := cfg.Keys.Key(cfg.RuntimeIdentity)
 	if err != nil {
 		return nil, err
@@ -147,7 +160,13 @@ func Open(cfg Config) (*Ledger, error) {
 		prover:  tlog.Prover{Nodes: cfg.Store},
 		traces:  make(map[string]*traceHead),
 		queue:   make(chan *Pending, cfg.QueueSize),
+		signq:   make(chan *Pending, cfg.QueueSize+runtime.GOMAXPROCS(0)),
+		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
+	}
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		l.signers.Add(1)
+		go l.signLoop()
 	}
 	go l.commitLoop()
 	return l, nil
@@ -160,9 +179,11 @@ func (l *Ledger) Close() error {
 	if !l.closed {
 		l.closed = true
 		close(l.queue)
+		close(l.signq)
 	}
 	l.closeMu.Unlock()
 	<-l.done
+	l.signers.Wait()
 	return nil
 }
 
@@ -272,17 +293,30 @@ type Pending struct {
 	// chained in it.
 	epoch uint64
 	trace string
-	done  chan error
-	err   error
+	keys  []*keyring.Key // the signers' keys, one per event
+	// signed is closed once every event is signed and encoded.
+	signed chan struct{}
+	done   chan error
+	err    error
 	// stale says the append failed because an earlier one of its trace
 	// did: it was never offered to the store.
 	stale bool
+	// waited is set once someone waits for the append: the commit loop
+	// then commits it without lingering.
+	waited atomic.Bool
+	wake   chan<- struct{}
 }
 
 // Wait blocks until the events are durable, or their commit failed, and
 // reports which. It may be called more than once.
 func (p *Pending) Wait() error {
 	if p.done != nil {
+		if p.waited.CompareAndSwap(false, true) {
+			select {
+			case p.wake <- struct{}{}:
+			default:
+			}
+		}
 		p.err = <-p.done
 		p.done = nil
 	}
@@ -332,7 +366,7 @@ func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error)
 	h.everLoaded = true
 	buf := make([]byte, 0, 1024)
 	seq, prev := h.seq, h.hash
-	for i, ev := range evs {
+	for _, ev := range evs {
 		ev.Seq, ev.Prev, ev.Time = seq+1, prev, l.cfg.Now().UTC()
 		for _, r := range h.rules {
 			if err := r.Check(ev); err != nil {
@@ -342,11 +376,12 @@ func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error)
 			}
 		}
 		ev.Hash, buf = ev.computeHash(buf)
-		ev.Sig = keys[i].Sign(SigningMessage(ev.Hash))
-		ev.raw = ev.appendCanonical(make([]byte, 0, len(buf)+128), true)
 		seq, prev = ev.Seq, ev.Hash
 	}
-	p := &Pending{evs: evs, head: h, epoch: h.sealed, trace: trace, done: make(chan error, 1)}
+	// The chain needs only the hashes: the signatures are made by the
+	// signers while this goroutine goes on, and the commit loop waits for
+	// them.
+	p := &Pending{evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan error, 1), signed: make(chan struct{}), wake: l.wake}
 	if err := l.queueUp(ctx, p); err != nil {
 		h.loaded = false
 		l.release(trace, h)
@@ -490,6 +525,16 @@ func (l *Ledger) release(trace string, h *traceHead) {
 	l.tmu.Unlock()
 }
 
+// anyWaited reports whether someone waits for an append of batch.
+func anyWaited(batch []*Pending) bool {
+	for _, p := range batch {
+		if p.waited.Load() {
+			return true
+		}
+	}
+	return false
+}
+
 // queueUp hands p to the commit loop, waiting for room within ctx.
 func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
 	l.closeMu.RLock()
@@ -499,9 +544,25 @@ func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
 	}
 	select {
 	case l.queue <- p:
-		return nil
 	case <-ctx.Done():
 		return sanad.Wrap(ctx.Err(), sanad.CodeTimeout, "ledger.append", "append queue full until the deadline")
+	}
+	// Once queued for commit it must be signed: the commit loop waits for
+	// it, and the signers' queue is as long as the commit queue.
+	l.signq <- p
+	return nil
+}
+
+// signLoop signs queued appends until the ledger closes.
+func (l *Ledger) signLoop() {
+	defer l.signers.Done()
+	for p := range l.signq {
+		for i, ev := range p.evs {
+			ev.Sig = p.keys[i].Sign(SigningMessage(ev.Hash))
+			ev.raw = ev.appendCanonical(make([]byte, 0, 512+len(ev.Body)), true)
+		}
+		p.keys = nil
+		close(p.signed)
 	}
 }
 
@@ -532,8 +593,11 @@ func (l *Ledger) commitLoop() {
 	batch := make([]*Pending, 0, l.cfg.MaxBatch)
 	live := make([]*Pending, 0, l.cfg.MaxBatch)
 	events := make([]*Event, 0, l.cfg.MaxBatch)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
 	for p := range l.queue {
 		batch = append(batch[:0], p)
+		lingering := false
 	fill:
 		for len(batch) < l.cfg.MaxBatch {
 			select {
@@ -542,13 +606,34 @@ func (l *Ledger) commitLoop() {
 					break fill
 				}
 				batch = append(batch, q)
+				continue
 			default:
+			}
+			// The queue is empty. If nobody waits for what is gathered,
+			// wait a little for more to share the commit.
+			if l.cfg.Linger < 0 || anyWaited(batch) {
+				break
+			}
+			if !lingering {
+				lingering = true
+				linger.Reset(l.cfg.Linger)
+			}
+			select {
+			case q, ok := <-l.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, q)
+			case <-l.wake:
+			case <-linger.C:
 				break fill
 			}
 		}
+		linger.Stop()
 		// Appends chained on one that failed are failed, unwritten.
 		live, events = live[:0], events[:0]
 		for _, q := range batch {
+			<-q.signed
 			if q.head.epoch.Load() != q.epoch {
 				q.stale = true
 				l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))

@@ -79,12 +79,32 @@ type Run struct {
 // denies, it also records run.denied and returns the run (ended) with an
 // error of code POLICY_DENIED.
 func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
+	run, p, err := r.start(ctx, s, true)
+	if err == nil && p != nil {
+		err = p.Wait()
+	}
+	if err != nil && run == nil {
+		return nil, err
+	}
+	return run, err
+}
+
+// Begin is Start for a run that is allowed, without waiting for its start
+// to be durable: the run's next events chain on it, and the caller waits
+// for the returned Pending before anything depends on the start (an
+// effect, a report). A denied run is recorded as Start records it, and
+// waited for.
+func (r *Recorder) Begin(ctx context.Context, s Spec) (*Run, *ledger.Pending, error) {
+	return r.start(ctx, s, false)
+}
+
+func (r *Recorder) start(ctx context.Context, s Spec, wait bool) (*Run, *ledger.Pending, error) {
 	const op = "runs.start"
 	if !s.Kind.Valid() {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "run kind %q is not valid", s.Kind)
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "run kind %q is not valid", s.Kind)
 	}
 	if s.Agent == "" {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "a run needs an acting agent")
+		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "a run needs an acting agent")
 	}
 	newID := r.NewID
 	if newID == nil {
@@ -115,7 +135,7 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 	if s.Request != nil {
 		h, err := canon.RequestHash(s.Request)
 		if err != nil {
-			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "request is not hashable JSON")
+			return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "request is not hashable JSON")
 		}
 		rec.RequestHash = h.String()
 	}
@@ -147,16 +167,23 @@ func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 		body := EndedBody{Status: sanad.StatusDenied, Outcome: sanad.StatusDenied.Outcome(), Error: sanad.NewRunError(derr)}
 		drafts = append(drafts, run.draft(TypeDenied, "", body, nil, false))
 	}
-	evs, err := r.Ledger.AppendAll(ctx, drafts...)
+	if wait || derr != nil {
+		evs, err := r.Ledger.AppendAll(ctx, drafts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		if derr != nil {
+			run.ended = true
+			run.Record.Status, run.Record.Error, run.Record.EndedAt = sanad.StatusDenied, sanad.NewRunError(derr), evs[2].Time
+			return run, nil, derr
+		}
+		return run, nil, nil
+	}
+	p, err := r.Ledger.Enqueue(ctx, drafts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if derr != nil {
-		run.ended = true
-		run.Record.Status, run.Record.Error, run.Record.EndedAt = sanad.StatusDenied, sanad.NewRunError(derr), evs[2].Time
-		return run, derr
-	}
-	return run, nil
+	return run, p, nil
 }
 
 // Append records an event of this run, signed by agent ("" for the runtime).

@@ -244,7 +244,7 @@ func (g *Gateway) Call(ctx context.Context, parent *runs.Run, p policy.Principal
 		return c.refuse(StageAuthorize, sanad.CodePolicyDenied, string(d.Rule), d.Reason, c.decision(false, string(d.Rule), d.Reason))
 	}
 	// 4. Abuse rules, and the call id.
-	if err := g.admit(parent, req.Tool, req.CallID, req.Round, c.tree); err != nil {
+	if err := g.admit(parent, req.Tool, req.CallID, req.Round, req.PriorAttempts, c.tree); err != nil {
 		code := sanad.ErrorCode(err)
 		var v *policy.Violation
 		if !errors.As(err, &v) {
@@ -401,7 +401,7 @@ func strip(v any, drop map[string]bool) any {
 
 // admit applies the abuse rules with the counts of the parent run and, if the
 // call may proceed, counts it and takes its call id.
-func (g *Gateway) admit(parent *runs.Run, tool, callID string, round int, input map[string]any) error {
+func (g *Gateway) admit(parent *runs.Run, tool, callID string, round, prior int, input map[string]any) error {
 	const op = "tool.admit"
 	id := parent.Record.ID
 	g.mu.Lock()
@@ -415,7 +415,9 @@ func (g *Gateway) admit(parent *runs.Run, tool, callID string, round int, input 
 	if round < u.round {
 		return sanad.Errorf(sanad.CodeInvalidInput, op, "round %d is over: run %s is in round %d", round, id, u.round)
 	}
-	if _, used := u.calls[callID]; used {
+	// A call continued after an interruption (prior attempts) reuses its
+	// call id on purpose.
+	if _, used := u.calls[callID]; used && prior == 0 {
 		return sanad.Errorf(sanad.CodeConflict, op, "call id %s was already used in run %s: a new call needs a new call id", quote(callID), id)
 	}
 	inRound := u.perRound[tool]
@@ -639,7 +641,12 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 		}
 		retry := returned && stored && attempt < spec.Retry.MaxAttempts+c.req.PriorAttempts && sanad.IsRetryable(err) &&
 			(spec.Idempotent || spec.SideEffect == SideEffectNone) && ctx.Err() == nil
-		failed := FailedBody{CallInfo: c.info, Attempt: attempt, Status: sanad.ErrorCode(err), Error: *sanad.NewRunError(err), Retry: retry, ElapsedUS: elapsed}
+		// An attempt the caller's context ended is not the tool's failure:
+		// the call stays open for a later execution under the same key
+		// (Request.PriorAttempts), which its caller decides on; here it
+		// stops at the next step (stop).
+		interrupted := ctx.Err() != nil
+		failed := FailedBody{CallInfo: c.info, Attempt: attempt, Status: sanad.ErrorCode(err), Error: *sanad.NewRunError(err), Retry: retry || interrupted, ElapsedUS: elapsed}
 		var wait time.Duration
 		if retry {
 			wait = spec.Retry.Backoff(attempt)
@@ -647,6 +654,9 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 		}
 		if _, aerr := child.Append(c.rctx, TypeFailed, "", failed, nil); aerr != nil {
 			return c.fail(child, aerr)
+		}
+		if interrupted {
+			return c.stop(child, err)
 		}
 		if !retry {
 			return c.fail(child, err)
@@ -737,8 +747,11 @@ func (c *call) classify(ctx, actx context.Context, err error) error {
 		return nil
 	}
 	if actx.Err() != nil {
-		if errors.Is(ctx.Err(), context.Canceled) {
+		switch {
+		case errors.Is(ctx.Err(), context.Canceled):
 			return sanad.Wrap(err, sanad.CodeCancelled, "tool."+name, "the call of "+name+" was cancelled")
+		case ctx.Err() != nil:
+			return sanad.Wrap(err, sanad.CodeTimeout, "tool."+name, "the caller's deadline passed before tool "+name+" finished")
 		}
 		return sanad.Wrap(err, sanad.CodeTimeout, "tool."+name, fmt.Sprintf("tool %s did not finish within its deadline (%v per attempt)", name, c.e.spec.Timeout))
 	}

@@ -226,3 +226,30 @@ func TestInterruptedAttempt(t *testing.T) {
 		})
 	}
 }
+
+// A run whose context ends during a tool call stops, still running, and a
+// resume in the same process retries the call under the same key.
+func TestCancelledCallIsResumed(t *testing.T) {
+	e := openEnv(t)
+	e.world.slowStarted = make(chan struct{})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-e.world.slowStarted
+		cancel()
+	}()
+	src := "name: slow\nagent: worker\nsteps:\n  - {id: a, tool: count, with: {}}\n  - {id: b, tool: slow, with: {}}\n  - {id: c, tool: count, with: {}}\n"
+	res, err := e.engine.Start(ctx, parse(t, src), nil, opts)
+	if err != nil || res.Status != sanad.StatusRunning {
+		t.Fatalf("Start: got %v %+v, %v; want running (stopped by its context)", res.Status, res.Errors, err)
+	}
+	res, err = e.engine.Resume(t.Context(), res.Run)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Resume: got %v %+v, %v; want completed", res.Status, res.Errors, err)
+	}
+	if e.world.calls["slow"] != 2 || e.world.calls["count"] != 2 {
+		t.Errorf("calls: got %v, want slow twice and count twice", e.world.calls)
+	}
+	if _, err := e.home.Ledger.Verify(t.Context(), res.Trace); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+}

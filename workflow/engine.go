@@ -188,7 +188,7 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 		dec = runs.Decision{Allow: true, Reason: "workflow " + d.Name + " started by its caller"}
 	}
 	e.crash(PointBeforeStart)
-	run, err := e.cfg.Runs.Start(ctx, runs.Spec{
+	run, started, err := e.cfg.Runs.Begin(ctx, runs.Spec{
 		Kind: sanad.KindWorkflow, Scope: opt.Scope, Agent: agent, Role: e.role(agent),
 		CorrelationID: opt.CorrelationID, Request: json.RawMessage(in), Decision: dec,
 		Also: []runs.Event{{Type: TypeDefined, Body: DefinedBody{
@@ -201,8 +201,11 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 		}
 		return Result{}, err
 	}
-	e.crash(PointAfterStart)
 	x := e.newExec(d, run, in, newJournal())
+	if started != nil {
+		x.pending = append(x.pending, started)
+	}
+	e.crash(PointAfterStart)
 	return x.execute(ctx), nil
 }
 

@@ -33,6 +33,7 @@ tools:
   notify: {description: sends a message once per call, roles: [worker], risk: write}
   undo: {description: compensates, roles: [worker], risk: write}
   boom: {description: always fails, roles: [worker], risk: read}
+  slow: {description: waits for its caller, roles: [worker], risk: read}
 `
 
 // world is the outside world the test tools act on: what each key applied,
@@ -42,6 +43,8 @@ type world struct {
 	applied map[string]int // idempotency key → times its effect took place
 	calls   map[string]int // tool → executions
 	undone  []string       // compensations, in order
+	// slowStarted, when set, is closed as the first call of slow starts.
+	slowStarted chan struct{}
 	// during is called inside a tool's code, after its effect, before it
 	// returns.
 	during func(tool string)
@@ -81,6 +84,18 @@ func (w *world) tools(tb testing.TB) *tool.Registry {
 		tool.Spec{Name: "count", InputSchema: obj, OutputSchema: obj, Risk: "write", SideEffect: tool.SideEffectExternal, Idempotent: true, Func: fn("count", true)},
 		tool.Spec{Name: "notify", InputSchema: obj, OutputSchema: obj, Risk: "write", SideEffect: tool.SideEffectExternal, Func: fn("notify", false)},
 		tool.Spec{Name: "undo", InputSchema: obj, OutputSchema: obj, Risk: "write", SideEffect: tool.SideEffectExternal, Idempotent: true, Func: fn("undo", true)},
+		tool.Spec{Name: "slow", InputSchema: obj, OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectNone, Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
+			w.mu.Lock()
+			w.calls["slow"]++
+			first := w.calls["slow"] == 1
+			w.mu.Unlock()
+			if first && w.slowStarted != nil {
+				close(w.slowStarted)
+				<-ctx.Done() // the first call runs until its caller gives up
+				return nil, ctx.Err()
+			}
+			return json.RawMessage(`{"slow":true}`), nil
+		}},
 		tool.Spec{Name: "boom", InputSchema: obj, OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectNone, Func: fn("boom", true)},
 	)
 	if err != nil {
@@ -162,8 +177,8 @@ func (e *env) crashAt(point string, n int) {
 	}
 }
 
-// startCrashing starts d in a goroutine and expects the simulated crash; it
-// returns the run id, read from the store.
+// startCrashing starts d in a goroutine and expects the simulated crash;
+// then it opens the home again, as a new process, and returns the run id.
 func (e *env) startCrashing(tb testing.TB, d *workflow.Definition) string {
 	tb.Helper()
 	done := make(chan struct{})
@@ -175,6 +190,9 @@ func (e *env) startCrashing(tb testing.TB, d *workflow.Definition) string {
 	if !e.crashed {
 		tb.Fatalf("Start: returned, want a simulated crash")
 	}
+	// What the stopped run queued is committed as the ledger closes, as a
+	// process's appends reach the store before it dies or not at all.
+	e.reopen(tb)
 	return e.onlyRun(tb)
 }
 

@@ -6,7 +6,7 @@ package workflow
 // their own points for the inside of a commit.
 const (
 	PointBeforeStart           = "workflow.before_start"            // before the run's start is appended
-	PointAfterStart            = "workflow.after_start"             // start durable, no step run
+	PointAfterStart            = "workflow.after_start"             // start sealed and queued, no step run
 	PointBeforeAction          = "step.before_action"               // a step is about to run its action
 	PointAfterAction           = "step.after_action"                // the action returned; nothing recorded
 	PointBeforeCheckpoint      = "step.before_checkpoint_append"    // the step's event and checkpoint are about to be appended
