@@ -31,6 +31,15 @@ func (db *DB) Runs(ctx context.Context, trace string) ([]sanad.Run, error) {
 	return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE trace = ? ORDER BY rowid", trace)
 }
 
+// RecentRuns returns up to limit root runs (those that started a trace),
+// newest first. A limit of zero or less returns them all.
+func (db *DB) RecentRuns(ctx context.Context, limit int) ([]sanad.Run, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE run_id = trace ORDER BY rowid DESC LIMIT ?", limit)
+}
+
 func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]sanad.Run, error) {
 	const op = "sqlite.runs"
 	rows, err := db.read.QueryContext(ctx, query, args...)

@@ -15,7 +15,7 @@ func (a *app) benchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure sanad against limits measured in the same run",
 	}
-	c.AddCommand(a.benchLedgerCommand(), a.benchGatewayCommand())
+	c.AddCommand(a.benchLedgerCommand(), a.benchGatewayCommand(), a.benchWorkflowCommand(), a.benchCrashCommand(), a.crashChildCommand())
 	return c
 }
 

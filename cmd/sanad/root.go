@@ -33,6 +33,14 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// failure marks an error that exits 1 whatever its code: a run that did not
+// complete, or a run id that names no run of the home. The input was well
+// formed; what it asked for did not happen.
+type failure struct{ err error }
+
+func (e failure) Error() string { return e.err.Error() }
+func (e failure) Unwrap() error { return e.err }
+
 // app holds what every command shares.
 type app struct {
 	homeDir string
@@ -68,6 +76,10 @@ func message(err error) string {
 }
 
 func exitCode(err error) int {
+	var f failure
+	if errors.As(err, &f) {
+		return exitFailure
+	}
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") {
 		return exitUsage
@@ -102,6 +114,9 @@ func (a *app) rootCommand() *cobra.Command {
 		a.policyCommand(),
 		a.gatesCommand(),
 		a.toolsCommand(),
+		a.runCommand(),
+		a.runsCommand(),
+		a.agentsCommand(),
 	)
 	return root
 }

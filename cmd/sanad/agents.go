@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) agentsCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "agents",
+		Short: "List agents and choose one for a task",
+	}
+	c.AddCommand(a.agentsListCommand(), a.agentsSelectCommand())
+	return c
+}
+
+func (a *app) agentsListCommand() *cobra.Command {
+	var dir string
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "list",
+		Short: "List the agents: id, role, model class, enabled, permitted tools",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, _, err := loadAgents(dir)
+			if err != nil {
+				return err
+			}
+			ps := reg.List()
+			if a.jsonOut {
+				return a.printJSON(ps)
+			}
+			for _, p := range ps {
+				state := "enabled"
+				if !p.Enabled {
+					state = "disabled"
+				}
+				tools := strings.Join(p.PermittedTools, ",")
+				if tools == "" {
+					tools = "-"
+				}
+				fmt.Fprintf(a.stdout, "%-16s role %-16s model %-10s %-8s tools %s\n", p.ID, p.Role, p.ModelClass, state, tools)
+			}
+			return nil
+		},
+	})
+	c.Flags().StringVar(&dir, "agents", "", "folder of agent profiles, with abilities/ (default: the example agents)")
+	return c
+}
+
+// match is one agent proposed for a task, as agents select prints it.
+type match struct {
+	Agent      string   `json:"agent"`
+	Confidence float64  `json:"confidence"`
+	Reasons    []string `json:"reasons"`
+}
+
+func (a *app) agentsSelectCommand() *cobra.Command {
+	var dir string
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "select TASK",
+		Short: "Rank the enabled agents for a task, best first",
+		Long: `Select ranks the agents for a task from their example and not-for tasks: an example task
+equal to the task adds 0.6, one that contains it or is contained in it 0.4, and a not-for task
+that matches takes 0.5 off. When no agent matches, the answer is the standard agent at 0.5.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			reg, _, err := loadAgents(dir)
+			if err != nil {
+				return err
+			}
+			ms := reg.Select(args[0])
+			out := make([]match, len(ms))
+			for i, m := range ms {
+				out[i] = match{Agent: m.Agent, Confidence: m.Confidence, Reasons: m.Reasons}
+				if out[i].Reasons == nil {
+					out[i].Reasons = []string{}
+				}
+			}
+			if a.jsonOut {
+				return a.printJSON(out)
+			}
+			for _, m := range out {
+				fmt.Fprintf(a.stdout, "%.2f  %s  (%s)\n", m.Confidence, m.Agent, strings.Join(m.Reasons, "; "))
+			}
+			return nil
+		},
+	})
+	c.Flags().StringVar(&dir, "agents", "", "folder of agent profiles, with abilities/ (default: the example agents)")
+	return c
+}

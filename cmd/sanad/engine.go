@@ -1,0 +1,344 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing/fstest"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/agent"
+	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/gate"
+	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/policy"
+	"github.com/sanadhq/sanad/runs"
+	"github.com/sanadhq/sanad/tool"
+	"github.com/sanadhq/sanad/workflow"
+)
+
+// abilityBudget is the token budget of the ability block of an agent step's
+// system prompt.
+const abilityBudget = 1024
+
+// engineOptions say where the workflow engine's policy and agents come from.
+type engineOptions struct {
+	// PolicyDir is a policy folder; empty means the built-in policy (see
+	// defaultPolicy).
+	PolicyDir string
+	// AgentsDir is a folder of agent profiles, with their abilities in its
+	// abilities/ sub-folder; empty means the example agents built into the
+	// binary.
+	AgentsDir string
+}
+
+// engine wires workflow engines over a home: the agents and abilities steps
+// run, the built-in tools, the policy that governs them, and the gateway and
+// gates between them. It is safe for concurrent use.
+type engine struct {
+	home    *home.Home
+	agents  *agent.Registry
+	library *agent.Library
+	tools   *tool.Registry
+	policy  *policy.Set
+	gateway *tool.Gateway
+	gates   *gate.Service
+	// crash is passed to workflow engines as their Config.Crash, so that a
+	// test can stop a run at a named point; nil does nothing.
+	crash func(point string)
+}
+
+// newEngine wires the engine over the open home h.
+func newEngine(h *home.Home, opt engineOptions) (*engine, error) {
+	reg, lib, err := loadAgents(opt.AgentsDir)
+	if err != nil {
+		return nil, err
+	}
+	e := &engine{home: h, agents: reg, library: lib}
+	if e.tools, err = builtinTools(h); err != nil {
+		return nil, err
+	}
+	if opt.PolicyDir != "" {
+		e.policy, err = policy.Load(opt.PolicyDir)
+	} else {
+		e.policy, err = defaultPolicy(reg.List(), e.tools.List())
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	e.gateway, err = tool.New(tool.Config{Registry: e.tools, Policy: e.policy, Runs: h.Runs, Artifacts: h.Artifacts})
+	if err != nil {
+		return nil, err
+	}
+	e.gates = &gate.Service{Runs: h.Runs, Store: h.DB, Roles: e.policy}
+	return e, nil
+}
+
+// workflow returns a workflow engine for runs of d (nil for one that runs
+// no step, to cancel a run). Step agents act in the policy role of their
+// profile; a tool call is judged by the policy; an interrupted effect that
+// cannot be retried opens a gate for the operator role, which the run does
+// not wait on: a later resume goes on once it is resolved.
+//
+// The "agent" action is bound to d because what a step without depends_on
+// reads depends on whether d runs steps in parallel (see stepInputs), and a
+// step's context does not carry its workflow's definition.
+func (e *engine) workflow(d *workflow.Definition) (*workflow.Engine, error) {
+	parallel := d != nil && d.MaxConcurrency > 1
+	actions := workflow.NewActions()
+	actions.Register("agent", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		return e.runAgent(ctx, s, parallel)
+	})
+	return workflow.New(workflow.Config{
+		Runs: e.home.Runs, Store: e.home.DB, Actions: actions,
+		Gateway: e.gateway, Tools: e.tools, Artifacts: e.home.Artifacts,
+		Gates:        e.gates,
+		GateRole:     workflow.DefaultGateRole,
+		WaitForGates: false,
+		Roles:        e.role,
+		Crash:        e.crash,
+	})
+}
+
+// start records a run of d and runs it (see workflow.Engine.Start), as the
+// command line's caller, pinning the policy in its decision.
+func (e *engine) start(ctx context.Context, d *workflow.Definition, input json.RawMessage, scope sanad.Scope) (workflow.Result, error) {
+	wf, err := e.workflow(d)
+	if err != nil {
+		return workflow.Result{}, err
+	}
+	return wf.Start(ctx, d, input, workflow.Options{
+		Scope: scope,
+		Decision: runs.Decision{Allow: true, Rule: "cli", Reason: "workflow " + d.Name + " started from the command line",
+			PolicyVersions: e.policy.Versions()},
+	})
+}
+
+// resume goes on with the workflow run id (see workflow.Engine.Resume).
+func (e *engine) resume(ctx context.Context, id string) (workflow.Result, error) {
+	d, err := e.recordedDefinition(ctx, id)
+	if err != nil {
+		return workflow.Result{}, err
+	}
+	wf, err := e.workflow(d)
+	if err != nil {
+		return workflow.Result{}, err
+	}
+	return wf.Resume(ctx, id)
+}
+
+// cancel ends the workflow run id as cancelled (see workflow.Engine.Cancel).
+func (e *engine) cancel(ctx context.Context, id, reason string) error {
+	wf, err := e.workflow(nil)
+	if err != nil {
+		return err
+	}
+	return wf.Cancel(ctx, id, reason)
+}
+
+// recordedDefinition returns the definition a running workflow run recorded
+// at its start, or nil for a run that is not a running workflow: Resume
+// itself says what is wrong with it.
+func (e *engine) recordedDefinition(ctx context.Context, id string) (*workflow.Definition, error) {
+	const op = "workflow.resume"
+	rec, err := e.home.DB.Run(ctx, id)
+	if err != nil || rec.Kind != sanad.KindWorkflow || rec.Status != sanad.StatusRunning {
+		return nil, nil
+	}
+	evs, err := e.home.Ledger.Events(ctx, rec.Trace)
+	if err != nil {
+		return nil, err
+	}
+	for _, ev := range evs {
+		if ev.Type != workflow.TypeDefined || ev.Run != id {
+			continue
+		}
+		var b workflow.DefinedBody
+		if err := json.Unmarshal(ev.Body, &b); err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "workflow.defined body")
+		}
+		var d workflow.Definition
+		if err := json.Unmarshal(b.Definition, &d); err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "recorded definition")
+		}
+		return &d, nil
+	}
+	return nil, nil
+}
+
+// loadAgents reads the agent profiles and their abilities: those of dir
+// (abilities in dir/abilities, if it exists), or the examples built into the
+// binary when dir is empty. Every ability a profile names must be in the
+// library.
+func loadAgents(dir string) (*agent.Registry, *agent.Library, error) {
+	var fsys fs.FS = examples.FS
+	profiles, abilities := "agents", "agents/abilities"
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, nil, usagef("--agents %s: not a folder of agent profiles", dir)
+		}
+		fsys, profiles, abilities = os.DirFS(dir), ".", "abilities"
+		if st, err := os.Stat(filepath.Join(dir, "abilities")); err != nil || !st.IsDir() {
+			abilities = ""
+		}
+	}
+	ps, err := agent.LoadDir(fsys, profiles)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	lib := (*agent.Library)(nil)
+	if abilities != "" {
+		if lib, err = agent.LoadLibrary(fsys, abilities); err != nil {
+			return nil, nil, usageError{err}
+		}
+	}
+	reg := agent.NewRegistry()
+	if err := reg.CreateAll(ps...); err != nil {
+		return nil, nil, usageError{err}
+	}
+	for _, p := range reg.List() {
+		if err := lib.Check(p); err != nil {
+			return nil, nil, usageError{err}
+		}
+	}
+	return reg, lib, nil
+}
+
+// role is the policy role an agent acts in: its profile's. An agent the
+// registry does not hold gets no role, so the engine names it after the
+// agent, and policy denies what it asks for.
+func (e *engine) role(id string) string {
+	if p, err := e.agents.Get(id); err == nil {
+		return p.Role
+	}
+	return ""
+}
+
+// check reports, as a usage error, a step whose agent is not known or whose
+// tool (or compensation's tool) is not built in, before anything is
+// recorded.
+func (e *engine) check(file string, d *workflow.Definition) error {
+	for _, s := range d.Steps {
+		if _, err := e.agents.Get(s.Agent); err != nil {
+			return usagef("%s: step %q: no agent %q (known: %s)", file, s.ID, s.Agent, strings.Join(e.agentIDs(), ", "))
+		}
+		tools := []string{s.Tool}
+		if s.Compensate != nil {
+			tools = append(tools, s.Compensate.Tool)
+		}
+		for _, t := range tools {
+			if _, ok := e.tools.Lookup(t); t != "" && !ok {
+				return usagef("%s: step %q: no tool %q (built in: %s)", file, s.ID, t, strings.Join(toolNames(e.tools.List()), ", "))
+			}
+		}
+	}
+	return nil
+}
+
+func (e *engine) agentIDs() []string {
+	var ids []string
+	for _, p := range e.agents.List() {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+func toolNames(specs []tool.Spec) []string {
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// runAgent is the "agent" action, the default of a step: the step's agent
+// performs the step's task on the outputs it depends on, with its abilities
+// injected into its system prompt. The step's tools must be among those the
+// agent's profile permits or the built-in ones. No model is configured, so
+// the agent runs on the offline node, whose output is a deterministic record
+// of what it was given.
+func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext, parallel bool) (json.RawMessage, error) {
+	const op = "agent.step"
+	p, err := e.agents.Get(s.Step.Agent)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range s.Step.Tools {
+		if _, builtin := e.tools.Lookup(t); !builtin && !slices.Contains(p.PermittedTools, t) {
+			return nil, sanad.Errorf(sanad.CodePolicyDenied, op, "step %s lists tool %q, which agent %s is not permitted (its tools: %v)", s.Step.ID, t, p.ID, p.PermittedTools)
+		}
+	}
+	inputs := stepInputs(s, parallel)
+	task := s.Step.Task
+	if task == "" {
+		task = s.Step.Description
+	}
+	system := "You are " + p.Name + ": " + p.Description
+	node := &offlineNode{profile: p, library: e.library, budget: abilityBudget, system: system}
+	in := agent.Input{Task: task, Inputs: inputs, SystemPrompt: system, Chain: agent.NewChain(p.ID)}
+	out, _, err := agent.Run(ctx, node, e.library, in, abilityBudget)
+	if err != nil {
+		return nil, err
+	}
+	return out.Content, nil
+}
+
+// stepInputs returns the outputs an agent step works on: those of the steps
+// it depends on. A step that names none gets every output completed before
+// it when its workflow runs one step at a time, and none when it runs steps
+// in parallel: which of its siblings had finished when it started would
+// depend on timing, and a step's output must depend only on the record, so
+// that a replay finds the same.
+func stepInputs(s *workflow.StepContext, parallel bool) map[string]json.RawMessage {
+	inputs := map[string]json.RawMessage{}
+	switch {
+	case len(s.Step.DependsOn) > 0:
+		for _, dep := range s.Step.DependsOn {
+			if out, ok := s.Outputs[dep]; ok {
+				inputs[dep] = out
+			}
+		}
+	case !parallel:
+		for k, v := range s.Outputs {
+			inputs[k] = v
+		}
+	}
+	return inputs
+}
+
+// defaultPolicy is the policy of a run given no --policy: every role of the
+// agents may call every built-in tool, with no approval, and the operator, a
+// person, resolves gates. Tools declare their risk class; read-only tools
+// are "read", the others "write".
+func defaultPolicy(agents []agent.Profile, tools []tool.Spec) (*policy.Set, error) {
+	var roleNames []string
+	for _, p := range agents {
+		if !slices.Contains(roleNames, p.Role) {
+			roleNames = append(roleNames, p.Role)
+		}
+	}
+	slices.Sort(roleNames)
+	var r strings.Builder
+	r.WriteString("version: \"builtin-1\"\ndescription: The roles of the agents, and the operator who resolves gates.\nroles:\n")
+	for _, name := range roleNames {
+		fmt.Fprintf(&r, "  %s:\n    kind: agent\n", name)
+	}
+	if !slices.Contains(roleNames, workflow.DefaultGateRole) {
+		fmt.Fprintf(&r, "  %s:\n    kind: human\n    description: Resolves the gates of workflow runs.\n", workflow.DefaultGateRole)
+	}
+	var t strings.Builder
+	t.WriteString("version: \"builtin-1\"\ndescription: The built-in tools, open to every agent role.\nrisk_classes:\n")
+	t.WriteString("  read:\n    approval: none\n  write:\n    approval: none\ntools:\n")
+	for _, s := range tools {
+		fmt.Fprintf(&t, "  %s:\n    roles: [%s]\n    risk: %s\n", s.Name, strings.Join(roleNames, ", "), s.Risk)
+	}
+	return policy.LoadFS(fstest.MapFS{
+		"roles.yaml": {Data: []byte(r.String())},
+		"tools.yaml": {Data: []byte(t.String())},
+	})
+}
