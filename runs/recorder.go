@@ -263,16 +263,33 @@ var agentKinds = map[sanad.RunKind]bool{sanad.KindAgent: true, sanad.KindWorkflo
 func (run *Run) Ended() bool { return run.ended }
 
 func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad.ArtifactRef, response any, cause error) error {
+	p, err := run.Conclude(ctx, status, outputs, response, cause)
+	if err != nil {
+		return err
+	}
+	return p.Wait()
+}
+
+// Conclude queues the run's terminal event with status (completed, failed
+// or cancelled), its outputs, the normalized hash of its response (nil for
+// none) and the cause of a failure, without waiting for it: the run counts
+// as ended, and the caller waits for the returned Pending before it reports
+// the end. If the Pending fails, the end was not recorded and this handle
+// must not be used again.
+func (run *Run) Conclude(ctx context.Context, status sanad.RunStatus, outputs []sanad.ArtifactRef, response any, cause error) (*ledger.Pending, error) {
 	const op = "runs.end"
 	if run.ended {
-		return sanad.Errorf(sanad.CodeInvalidInput, op, "run %s has already ended", run.Record.ID)
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "run %s has already ended", run.Record.ID)
 	}
-	typ, _ := TerminalType(status)
+	typ, ok := TerminalType(status)
+	if !ok || status == sanad.StatusDenied {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "status %q does not end a run this way", status)
+	}
 	body := EndedBody{Status: status, Outcome: status.Outcome(), Outputs: outputs, Error: sanad.NewRunError(cause)}
 	if response != nil {
 		h, err := canon.RequestHash(response)
 		if err != nil {
-			return sanad.Wrap(err, sanad.CodeInvalidInput, op, "response is not hashable JSON")
+			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "response is not hashable JSON")
 		}
 		body.ResponseHash = h.String()
 	}
@@ -286,13 +303,13 @@ func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad
 			signer = ""
 		}
 	}
-	ev, err := run.append(ctx, typ, signer, body, outputs)
+	p, err := run.rec.Ledger.Enqueue(ctx, run.draft(typ, signer, body, outputs, false))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	run.ended = true
-	run.Record.Status, run.Record.Outputs, run.Record.ResponseHash, run.Record.Error, run.Record.EndedAt = status, outputs, body.ResponseHash, body.Error, ev.Time
-	return nil
+	run.Record.Status, run.Record.Outputs, run.Record.ResponseHash, run.Record.Error, run.Record.EndedAt = status, outputs, body.ResponseHash, body.Error, p.Events()[0].Time
+	return p, nil
 }
 
 // Attach returns a handle on a run that is still running, from its projected

@@ -814,7 +814,6 @@ func (x *exec) rollback(ctx context.Context) {
 func (x *exec) finish(ctx context.Context) Result {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	ferr := x.flushLocked()
 	res := Result{
 		Run: x.run.Record.ID, Trace: x.run.Record.Trace, Outputs: x.cp.StepOutputs,
 		Executed: x.executed, ResumedFrom: x.resumedFrom, Gates: x.gates,
@@ -832,31 +831,39 @@ func (x *exec) finish(ctx context.Context) Result {
 		return res
 	}
 	settled := len(x.cp.StepOutputs)+len(x.cp.FailedSteps) >= len(x.def.Steps) || (len(x.cp.FailedSteps) > 0 && x.def.Strategy != ContinueOnError)
+	ending := settled && len(x.gates) == 0 && ctx.Err() == nil && x.broken == nil
+	// The end is queued behind the steps and all commit together; the
+	// run is reported only once everything is durable.
+	var end *ledger.Pending
+	var endErr error
+	if ending {
+		x.e.crash(PointBeforeEnd)
+		status, cause := sanad.StatusCompleted, error(nil)
+		if len(res.Errors) > 0 {
+			status, cause = sanad.StatusFailed, res.Err()
+		}
+		if end, endErr = x.run.Conclude(ctx, status, nil, x.cp.StepOutputs, cause); endErr == nil {
+			res.Status = status
+		}
+	}
+	ferr := x.flushLocked()
+	if ferr == nil && end != nil {
+		ferr = end.Wait()
+	}
+	if ferr == nil {
+		ferr = endErr
+	}
+
 	if ferr != nil || x.broken != nil {
 		if ferr == nil {
 			ferr = x.broken
 		}
 		res.Status = sanad.StatusRunning
-		res.Errors = append(res.Errors, StepError{Code: sanad.ErrorCode(ferr), Message: "a step's record could not be written, so the run stopped; resume it: " + sanad.ErrorMessage(ferr)})
+		res.Errors = append(res.Errors, StepError{Code: sanad.ErrorCode(ferr), Message: "the run's record could not be written, so it stopped; resume it: " + sanad.ErrorMessage(ferr)})
 		return res
 	}
-	if len(x.gates) > 0 || ctx.Err() != nil || !settled {
+	if !ending {
 		res.Status = sanad.StatusRunning
-		return res
-	}
-	x.e.crash(PointBeforeEnd)
-	var err error
-	if len(res.Errors) == 0 {
-		refs := []sanad.ArtifactRef(nil)
-		err = x.run.Complete(ctx, refs, x.cp.StepOutputs)
-		res.Status = sanad.StatusCompleted
-	} else {
-		err = x.run.Fail(ctx, res.Err())
-		res.Status = sanad.StatusFailed
-	}
-	if err != nil {
-		res.Status = sanad.StatusRunning
-		res.Errors = append(res.Errors, StepError{Step: "", Code: sanad.ErrorCode(err), Message: "the run's end could not be recorded: " + sanad.ErrorMessage(err)})
 		return res
 	}
 	x.e.crash(PointAfterEnd)
