@@ -143,8 +143,13 @@ func TestEffectRecoveryAtCrashPoints(t *testing.T) {
 func TestInterruptedAttempt(t *testing.T) {
 	interrupt := func(t *testing.T, e *env, tool string) string {
 		t.Helper()
-		started, release := make(chan struct{}), make(chan struct{})
-		t.Cleanup(func() { close(release) })
+		started, release, finished := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		// The old "process" is let go at the end, and finishes (failing to
+		// record anything on the closed home) before the folder goes.
+		t.Cleanup(func() {
+			close(release)
+			<-finished
+		})
 		first := true
 		e.world.during = func(name string) {
 			if name == tool && first {
@@ -153,7 +158,10 @@ func TestInterruptedAttempt(t *testing.T) {
 				<-release // the process "stops" here, after the effect
 			}
 		}
-		go func() { _, _ = e.engine.Start(context.Background(), parse(t, effectsYAML), nil, opts) }()
+		go func() {
+			defer close(finished)
+			_, _ = e.engine.Start(context.Background(), parse(t, effectsYAML), nil, opts)
+		}()
 		<-started
 		e.world.during = nil
 		id := e.onlyRun(t)
