@@ -90,6 +90,14 @@ type Report struct {
 	RandomKills      int            `json:"random_kills"`
 	PointsHit        map[string]int `json:"points_hit"`
 	Acknowledged     int            `json:"acknowledged_events"`
+	// Problems describes the first things found wrong.
+	Problems []string `json:"problems,omitempty"`
+}
+
+func (r *Report) problem(format string, args ...any) {
+	if len(r.Problems) < 20 {
+		r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	}
 }
 
 // OK reports whether every count that must be zero is.
@@ -310,6 +318,7 @@ func (h *harness) examineExecs(completedBefore map[string]bool) error {
 	for _, l := range lines[min(h.execRead, len(lines)):] {
 		if completedBefore[l] {
 			h.rep.ReexecutedSteps++
+			h.rep.problem("step executed again after its completion was acknowledged: %s", l)
 		}
 	}
 	h.execRead = len(lines)
@@ -346,10 +355,11 @@ func (h *harness) settle(ctx context.Context, current string) (string, error) {
 		if g.Kind != gate.KindAmbiguousEffect {
 			continue
 		}
-		took := applied[ToolNotify+" "+g.Subject] || applied[ToolCount+" "+g.Subject]
+		key, _, _ := strings.Cut(g.Subject, "#") // the effect's key, "#", its re-runs so far
+		took := applied[ToolNotify+" "+key] || applied[ToolCount+" "+key]
 		note := ""
 		if took {
-			note = string(output(ToolNotify, g.Subject))
+			note = string(output(ToolNotify, key))
 		}
 		by := runs.Principal{Agent: "chaos-operator", Role: "operator"}
 		if _, err := svc.Resolve(ctx, g.GateID, by, !took, note); err != nil {
@@ -386,6 +396,7 @@ func (h *harness) check(ctx context.Context) error {
 	defer hm.Close()
 	if _, err := hm.Ledger.Verify(ctx, ""); err != nil {
 		h.rep.ChainBreaks++
+		h.rep.problem("verify: %v", err)
 	}
 	traces, err := hm.DB.Traces(ctx)
 	if err != nil {
@@ -407,6 +418,7 @@ func (h *harness) check(ctx context.Context) error {
 	for _, a := range h.acks {
 		if events[a.trace][a.seq] != a.hash {
 			h.rep.LostEvents++
+			h.rep.problem("acknowledged %s %d (%s) is not in the log", a.trace, a.seq, a.typ)
 		}
 	}
 	effects, err := readLines(filepath.Join(h.worldDir, "effects.log"))
@@ -418,6 +430,7 @@ func (h *harness) check(ctx context.Context) error {
 		seen[l]++
 		if seen[l] > 1 {
 			h.rep.DuplicateEffects++
+			h.rep.problem("effect took place twice: %s", l)
 		}
 	}
 	for _, t := range traces {
@@ -435,6 +448,7 @@ func (h *harness) check(ctx context.Context) error {
 		}
 		if got != ref[name] {
 			h.rep.StateMismatches++
+			h.rep.problem("run %s (%s) ended otherwise than the crash-free run:\n%s", r.ID, name, got)
 		}
 	}
 	gates, err := hm.DB.Gates(ctx, "")

@@ -25,7 +25,11 @@ type journal struct {
 	// attempts the last attempt each call started.
 	tools    map[string]toolOutcome
 	attempts map[string]int
-	gates    map[string]gateState // by subject (effect key)
+	// gates holds the gates of interrupted effects by subject: the key,
+	// "#", and the number of re-runs the effect had when the gate opened,
+	// so that an approval allows one re-run only.
+	gates   map[string]gateState
+	retries map[string]int // effect key → re-runs recorded
 }
 
 type toolOutcome struct {
@@ -43,7 +47,7 @@ type gateState struct {
 func newJournal() *journal {
 	return &journal{
 		intents: map[string]IntentBody{}, results: map[string]ResultBody{},
-		tools: map[string]toolOutcome{}, attempts: map[string]int{}, gates: map[string]gateState{},
+		tools: map[string]toolOutcome{}, attempts: map[string]int{}, gates: map[string]gateState{}, retries: map[string]int{},
 	}
 }
 
@@ -58,6 +62,12 @@ func (j *journal) observe(ev *ledger.Event) error {
 			return bad(err)
 		}
 		j.intents[b.Key] = b
+	case TypeEffectRetried:
+		var b RetriedBody
+		if err := json.Unmarshal(ev.Body, &b); err != nil {
+			return bad(err)
+		}
+		j.retries[b.Key] = b.Retry
 	case TypeEffectResult:
 		var b ResultBody
 		if err := json.Unmarshal(ev.Body, &b); err != nil {
@@ -246,7 +256,12 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 		}
 		switch {
 		case done:
-		case notStarted || spec.Idempotent:
+		case notStarted:
+			out, err = fn(ctx, key)
+		case spec.Idempotent:
+			if err = x.retried(ctx, key, ""); err != nil {
+				return nil, err
+			}
 			x.e.crash(PointBeforeRetry)
 			out, err = fn(ctx, key)
 		default:
@@ -256,6 +271,11 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 			}
 			result.Gate = g.id
 			if g.approved {
+				// The approval allows this one re-run: if it is
+				// interrupted too, a new gate asks again.
+				if err = x.retried(ctx, key, g.id); err != nil {
+					return nil, err
+				}
 				out, err = fn(ctx, key)
 			} else {
 				result.Status = EffectConfirmed
@@ -293,6 +313,23 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 	return out, err
 }
 
+// retried records, durably, that the interrupted effect of key is run again.
+func (x *exec) retried(ctx context.Context, key, gateID string) error {
+	j := x.journal
+	j.mu.Lock()
+	n := j.retries[key] + 1
+	j.mu.Unlock()
+	evs, err := x.run.AppendAll(ctx, runs.Event{Type: TypeEffectRetried, Body: RetriedBody{Key: key, Retry: n, Gate: gateID}})
+	if err != nil {
+		return err
+	}
+	x.e.observe(evs)
+	j.mu.Lock()
+	j.retries[key] = n
+	j.mu.Unlock()
+	return nil
+}
+
 // confirmedOutput is the output of an effect a person confirmed: their note
 // when it is a JSON value, else the note as a string.
 func confirmedOutput(note string) json.RawMessage {
@@ -320,7 +357,8 @@ func (x *exec) gate(ctx context.Context, s *StepContext, key string, spec Effect
 	const op = "workflow.effect"
 	j := x.journal
 	j.mu.Lock()
-	g, ok := j.gates[key]
+	subject := key + "#" + strconv.Itoa(j.retries[key])
+	g, ok := j.gates[subject]
 	j.mu.Unlock()
 	if ok && g.resolved {
 		return g, nil
@@ -332,7 +370,7 @@ func (x *exec) gate(ctx context.Context, s *StepContext, key string, spec Effect
 	}
 	if !ok {
 		id, err := svc.Open(ctx, x.run, gate.Spec{
-			Kind: gate.KindAmbiguousEffect, RequiredRole: x.e.cfg.GateRole, Priority: "high", Subject: key,
+			Kind: gate.KindAmbiguousEffect, RequiredRole: x.e.cfg.GateRole, Priority: "high", Subject: subject,
 			Reason: "the " + spec.Kind + " call " + spec.Name + " (" + key + ") was interrupted by a crash, and it is not idempotent: " +
 				"approve to run it again if it did not take effect; reject if it did, with its output as JSON in the note",
 		})
@@ -341,7 +379,7 @@ func (x *exec) gate(ctx context.Context, s *StepContext, key string, spec Effect
 		}
 		g = gateState{id: id}
 		j.mu.Lock()
-		j.gates[key] = g
+		j.gates[subject] = g
 		j.mu.Unlock()
 		x.e.crash(PointAfterGateOpen)
 	}

@@ -24,7 +24,20 @@ const (
 	TypeEffectIntent = "effect.intent"
 	// TypeEffectResult records the outcome of an effect.
 	TypeEffectResult = "effect.result"
+	// TypeEffectRetried records that an interrupted effect is run again:
+	// because it is idempotent, or a person approved it through a gate.
+	TypeEffectRetried = "effect.retried"
 )
+
+// RetriedBody is the body of effect.retried.
+type RetriedBody struct {
+	Key string `json:"key"`
+	// Retry counts the re-runs of the effect, from 1.
+	Retry int `json:"retry"`
+	// Gate is the gate whose approval allows it, for an effect that is
+	// not idempotent.
+	Gate string `json:"gate,omitempty"`
+}
 
 // DefinedBody is the body of workflow.defined.
 type DefinedBody struct {
@@ -156,6 +169,9 @@ func Vocabulary() ledger.Vocabulary {
 				Schema: `{"type":"object","required":["key","step_id","kind","name","idempotent","input_hash"],"additionalProperties":false,"properties":{
  "key":{"type":"string","minLength":1},"step_id":{"type":"string","minLength":1},"kind":{"type":"string","minLength":1},"name":{"type":"string","minLength":1},
  "idempotent":{"type":"boolean"},"input_hash":{"type":"string"}}}`},
+			{Name: TypeEffectRetried, Signer: ledger.SignedByRuntime, Doc: "an interrupted effect is run again under its key: idempotent, or approved through a gate",
+				Schema: `{"type":"object","required":["key","retry"],"additionalProperties":false,"properties":{
+ "key":{"type":"string","minLength":1},"retry":{"type":"integer","minimum":1},"gate":{"type":"string"}}}`},
 			{Name: TypeEffectResult, Signer: ledger.SignedByRuntime, Doc: "the outcome of an external effect: output and its hash, or the error",
 				Schema: `{"type":"object","required":["key","status"],"additionalProperties":false,"properties":{
  "key":{"type":"string","minLength":1},"status":{"enum":["ok","failed","confirmed"]},"output":{},"output_hash":{"type":"string"},
@@ -204,7 +220,7 @@ func (o *ordering) Check(e *ledger.Event) error {
 			return fmt.Errorf("step %s of run %s has a second outcome (%s after %s)", b.StepID, e.Run, e.Type, prev)
 		}
 		o.steps[k] = e.Type
-	case TypeEffectIntent, TypeEffectResult:
+	case TypeEffectIntent, TypeEffectResult, TypeEffectRetried:
 		var b struct {
 			Key string `json:"key"`
 		}
@@ -215,10 +231,10 @@ func (o *ordering) Check(e *ledger.Event) error {
 		switch {
 		case e.Type == TypeEffectIntent && seen:
 			return fmt.Errorf("effect %s has a second intent", b.Key)
-		case e.Type == TypeEffectResult && !seen:
-			return fmt.Errorf("effect %s has a result without an intent", b.Key)
-		case e.Type == TypeEffectResult && done:
-			return fmt.Errorf("effect %s has a second result", b.Key)
+		case e.Type != TypeEffectIntent && !seen:
+			return fmt.Errorf("effect %s has %s without an intent", b.Key, e.Type)
+		case e.Type != TypeEffectIntent && done:
+			return fmt.Errorf("effect %s has %s after its result", b.Key, e.Type)
 		}
 		o.effects[b.Key] = e.Type == TypeEffectResult
 	}
