@@ -41,6 +41,10 @@ type WorkflowResult struct {
 	StepsPerRun      int     `json:"steps_per_run"`
 	Concurrency      int     `json:"concurrency"`
 	EventsPerStep    float64 `json:"events_per_step"`
+	// RawSignUS is one ed25519 signature on one core, measured in the same
+	// run: each step costs EventsPerStep of them, a floor no engine work
+	// changes.
+	RawSignUS float64 `json:"raw_sign_us"`
 	Synchronous      string  `json:"synchronous"`
 	GOMAXPROCS       int     `json:"gomaxprocs"`
 }
@@ -132,5 +136,7 @@ func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 	slices.Sort(perStep)
 	res.StepP50us = perStep[len(perStep)/2]
 	res.StepP99us = perStep[min(len(perStep)-1, len(perStep)*99/100)]
+	signs, _ := rawEd25519(time.Second)
+	res.RawSignUS = float64(runtime.GOMAXPROCS(0)) / signs * 1e6
 	return res, nil
 }
