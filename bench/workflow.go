@@ -44,9 +44,9 @@ type WorkflowResult struct {
 	// RawSignUS is one ed25519 signature on one core, measured in the same
 	// run: each step costs EventsPerStep of them, a floor no engine work
 	// changes.
-	RawSignUS float64 `json:"raw_sign_us"`
-	Synchronous      string  `json:"synchronous"`
-	GOMAXPROCS       int     `json:"gomaxprocs"`
+	RawSignUS   float64 `json:"raw_sign_us"`
+	Synchronous string  `json:"synchronous"`
+	GOMAXPROCS  int     `json:"gomaxprocs"`
 }
 
 // Workflow times sequential workflows of trivial steps: every step ends
