@@ -30,9 +30,5 @@
 // before a [Node] executes, and [Run] chains preparation, execution and
 // output validation in that order.
 //
-// # Delegation
-//
-// A [Chain] records which agents a task passed through. [Chain.Delegate]
-// refuses to go deeper than MaxDepth ([DefaultMaxDepth]) and to hand a task
-// back to an agent already in the chain, with a DELEGATION_REFUSED error.
+// Delegation chains are in package delegation.
 package agent

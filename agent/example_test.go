@@ -33,17 +33,6 @@ not_for_tasks: [Give a final legal opinion]
 	// standard 0.5
 }
 
-func ExampleChain_Delegate() {
-	c := agent.NewChain("researcher")
-	c, _ = c.Delegate("analyst")
-	_, err := c.Delegate("researcher")
-	fmt.Println(c.Depth(), c)
-	fmt.Println(err)
-	// Output:
-	// 1 researcher → analyst
-	// agent.delegate: DELEGATION_REFUSED: agent researcher is already in the chain researcher → analyst: circular delegation refused
-}
-
 func ExampleLibrary_Inject() {
 	lib, err := agent.NewLibrary(agent.Ability{
 		ID:      "evidence-citation",

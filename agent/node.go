@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/sanadhq/sanad/delegation"
 
 	"github.com/sanadhq/sanad"
 )
@@ -26,7 +27,7 @@ type Input struct {
 	// the agent's abilities in front of it.
 	SystemPrompt string
 	// Chain is the delegation path that led to this task.
-	Chain Chain
+	Chain delegation.Chain
 }
 
 // Output is what a [Node] produced for a task.

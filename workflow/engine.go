@@ -60,6 +60,9 @@ type Config struct {
 	// Crash is called at each named crash point (the Point constants) so
 	// that tests can stop the process exactly there; nil does nothing.
 	Crash func(point string)
+	// Delegate performs tasks steps delegate to other agents
+	// (StepContext.Delegate); nil refuses delegation.
+	Delegate Delegator
 	// OnEvent is called with each step and effect event once it is
 	// durable, for progress reports; it must not block. Nil does nothing.
 	OnEvent func(*ledger.Event)

@@ -106,14 +106,15 @@ func (w *world) tools(tb testing.TB) *tool.Registry {
 
 // env is a home with a gateway, a gate service and a workflow engine.
 type env struct {
-	dir     string
-	home    *home.Home
-	world   *world
-	actions *workflow.Actions
-	engine  *workflow.Engine
-	gates   *gate.Service
-	crash   func(point string)
-	crashed bool
+	dir       string
+	home      *home.Home
+	world     *world
+	actions   *workflow.Actions
+	engine    *workflow.Engine
+	gates     *gate.Service
+	crash     func(point string)
+	crashed   bool
+	configure func(*workflow.Config)
 }
 
 func openEnv(tb testing.TB) *env {
@@ -127,6 +128,14 @@ func openEnv(tb testing.TB) *env {
 // new engine over it.
 func (e *env) reopen(tb testing.TB) {
 	tb.Helper()
+	e.reopenWith(tb, e.configure)
+}
+
+// reopenWith reopens with configure applied to every engine's Config from
+// now on.
+func (e *env) reopenWith(tb testing.TB, configure func(*workflow.Config)) {
+	tb.Helper()
+	e.configure = configure
 	if e.home != nil {
 		e.home.Close()
 	}
@@ -146,7 +155,7 @@ func (e *env) reopen(tb testing.TB) {
 		tb.Fatalf("tool.New: got error %v, want nil", err)
 	}
 	e.gates = &gate.Service{Runs: h.Runs, Store: h.DB, Roles: pol}
-	e.engine, err = workflow.New(workflow.Config{
+	cfg := workflow.Config{
 		Runs: h.Runs, Store: h.DB, Actions: e.actions, Gateway: gw, Tools: reg,
 		Artifacts: h.Artifacts, Gates: e.gates, Roles: func(string) string { return "worker" },
 		Crash: func(p string) {
@@ -154,7 +163,11 @@ func (e *env) reopen(tb testing.TB) {
 				e.crash(p)
 			}
 		},
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	e.engine, err = workflow.New(cfg)
 	if err != nil {
 		tb.Fatalf("workflow.New: got error %v, want nil", err)
 	}

@@ -422,3 +422,78 @@ func TestStepToolsAreBounded(t *testing.T) {
 		t.Errorf("unknown tool: got %v %+v %v, want failed with TOOL_NOT_FOUND", res.Status, res.Errors, err)
 	}
 }
+
+// INV-DT-001 and INV-DT-002 within a workflow: a step delegates along a
+// chain that carries every agent, at most five deep; delegating to itself or
+// an ancestor, or deeper, returns DELEGATION_REFUSED as an error value; each
+// delegation is an agent child run, and a replay reuses its result.
+func TestINV_DT_DelegationInSteps(t *testing.T) {
+	e := openEnv(t)
+	var calls atomic.Int32
+	chains := map[string]string{}
+	var mu sync.Mutex
+	e.reopenWith(t, func(c *workflow.Config) {
+		c.Delegate = func(ctx context.Context, d workflow.Delegation) (json.RawMessage, error) {
+			calls.Add(1)
+			mu.Lock()
+			chains[d.To()] = d.Chain.String()
+			mu.Unlock()
+			// Each agent hands on to the next one named in the task.
+			if next, rest, ok := strings.Cut(d.Task, ","); ok {
+				return d.Delegate(ctx, next, rest, nil)
+			} else if d.Task != "" {
+				return d.Delegate(ctx, d.Task, "", nil)
+			}
+			return json.Marshal(map[string]string{"done_by": d.To()})
+		}
+	})
+	var refused []string
+	e.actions.Register("hand-on", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		var with struct{ To, Task string }
+		_ = json.Unmarshal(s.Step.With, &with)
+		out, err := s.Delegate(ctx, with.To, with.Task, nil)
+		if err != nil {
+			refused = append(refused, s.Step.ID+": "+string(codeOf(err)))
+			return json.Marshal(map[string]string{"refused": string(codeOf(err))})
+		}
+		return out, nil
+	})
+	src := `name: delegation
+agent: a1
+steps:
+  - {id: ok, uses: hand-on, with: {to: a2, task: "a3,a4,a5"}}
+  - {id: deepest, uses: hand-on, with: {to: a2, task: "a3,a4,a5,a6"}}
+  - {id: too-deep, uses: hand-on, with: {to: a2, task: "a3,a4,a5,a6,a7"}}
+  - {id: self, uses: hand-on, with: {to: a1}}
+  - {id: ancestor, uses: hand-on, with: {to: a2, task: "a3,a1"}}
+`
+	res, err := e.engine.Start(t.Context(), parse(t, src), nil, opts)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Start: got %v %+v, %v; want completed", res.Status, res.Errors, err)
+	}
+	if want := "a1 → a2 → a3 → a4 → a5 → a6"; chains["a6"] != want {
+		t.Errorf("chain at a6: got %q, want %q", chains["a6"], want)
+	}
+	if string(res.Outputs["deepest"]) != `{"done_by":"a6"}` {
+		t.Errorf("deepest: got %s, want done by a6 (depth 5)", res.Outputs["deepest"])
+	}
+	for _, id := range []string{"too-deep", "self", "ancestor"} {
+		if string(res.Outputs[id]) != `{"refused":"DELEGATION_REFUSED"}` {
+			t.Errorf("%s: got %s, want DELEGATION_REFUSED", id, res.Outputs[id])
+		}
+	}
+	if _, ok := res.Outputs["self"]; !ok || len(refused) != 3 {
+		t.Errorf("refused: got %v, want too-deep, self and ancestor", refused)
+	}
+	before := calls.Load()
+	rep, err := e.engine.Replay(t.Context(), res.Run)
+	if err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	if calls.Load() != before {
+		t.Errorf("replay delegated %d times, want 0", calls.Load()-before)
+	}
+	if string(rep.Outputs["deepest"]) != string(res.Outputs["deepest"]) {
+		t.Errorf("replayed deepest: got %s, want %s", rep.Outputs["deepest"], res.Outputs["deepest"])
+	}
+}

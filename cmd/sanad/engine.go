@@ -13,6 +13,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/agent"
+	"github.com/sanadhq/sanad/delegation"
 	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/home"
@@ -79,20 +80,26 @@ func newEngine(h *home.Home, opt engineOptions) (*engine, error) {
 	return e, nil
 }
 
-// workflow returns a workflow engine for runs of d (nil for one that runs
-// no step, to cancel a run). Step agents act in the policy role of their
-// profile; a tool call is judged by the policy; an interrupted effect that
-// cannot be retried opens a gate for the operator role, which the run does
-// not wait on: a later resume goes on once it is resolved.
+// workflow returns the workflow engine. Step agents act in the policy role
+// of their profile; a tool call is judged by the policy; an interrupted
+// effect that cannot be retried opens a gate for the operator role, which
+// the run does not wait on: a later resume goes on once it is resolved.
 //
-// The "agent" action is bound to d because what a step without depends_on
-// reads depends on whether d runs steps in parallel (see stepInputs), and a
-// step's context does not carry its workflow's definition.
-func (e *engine) workflow(d *workflow.Definition) (*workflow.Engine, error) {
-	parallel := d != nil && d.MaxConcurrency > 1
+// Besides the built-in actions it has "agent", the default of a step (see
+// runAgent), and "delegate", which hands the task in the step's "with"
+// ({"to": AGENT, "task": TEXT}) to another agent along the delegation chain.
+func (e *engine) workflow() (*workflow.Engine, error) {
 	actions := workflow.NewActions()
-	actions.Register("agent", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
-		return e.runAgent(ctx, s, parallel)
+	actions.Register("agent", e.runAgent)
+	actions.Register("delegate", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		var with struct {
+			To   string `json:"to"`
+			Task string `json:"task"`
+		}
+		if err := json.Unmarshal(s.Step.With, &with); err != nil || with.To == "" {
+			return nil, sanad.Errorf(sanad.CodeInvalidInput, "agent.delegate", "step %s: delegate needs with: {to: AGENT, task: TEXT}", s.Step.ID)
+		}
+		return s.Delegate(ctx, with.To, with.Task, nil)
 	})
 	return workflow.New(workflow.Config{
 		Runs: e.home.Runs, Store: e.home.DB, Actions: actions,
@@ -102,13 +109,14 @@ func (e *engine) workflow(d *workflow.Definition) (*workflow.Engine, error) {
 		WaitForGates: false,
 		Roles:        e.role,
 		Crash:        e.crash,
+		Delegate:     e.delegated,
 	})
 }
 
 // start records a run of d and runs it (see workflow.Engine.Start), as the
 // command line's caller, pinning the policy in its decision.
 func (e *engine) start(ctx context.Context, d *workflow.Definition, input json.RawMessage, scope sanad.Scope) (workflow.Result, error) {
-	wf, err := e.workflow(d)
+	wf, err := e.workflow()
 	if err != nil {
 		return workflow.Result{}, err
 	}
@@ -121,11 +129,7 @@ func (e *engine) start(ctx context.Context, d *workflow.Definition, input json.R
 
 // resume goes on with the workflow run id (see workflow.Engine.Resume).
 func (e *engine) resume(ctx context.Context, id string) (workflow.Result, error) {
-	d, err := e.recordedDefinition(ctx, id)
-	if err != nil {
-		return workflow.Result{}, err
-	}
-	wf, err := e.workflow(d)
+	wf, err := e.workflow()
 	if err != nil {
 		return workflow.Result{}, err
 	}
@@ -134,41 +138,11 @@ func (e *engine) resume(ctx context.Context, id string) (workflow.Result, error)
 
 // cancel ends the workflow run id as cancelled (see workflow.Engine.Cancel).
 func (e *engine) cancel(ctx context.Context, id, reason string) error {
-	wf, err := e.workflow(nil)
+	wf, err := e.workflow()
 	if err != nil {
 		return err
 	}
 	return wf.Cancel(ctx, id, reason)
-}
-
-// recordedDefinition returns the definition a running workflow run recorded
-// at its start, or nil for a run that is not a running workflow: Resume
-// itself says what is wrong with it.
-func (e *engine) recordedDefinition(ctx context.Context, id string) (*workflow.Definition, error) {
-	const op = "workflow.resume"
-	rec, err := e.home.DB.Run(ctx, id)
-	if err != nil || rec.Kind != sanad.KindWorkflow || rec.Status != sanad.StatusRunning {
-		return nil, nil
-	}
-	evs, err := e.home.Ledger.Events(ctx, rec.Trace)
-	if err != nil {
-		return nil, err
-	}
-	for _, ev := range evs {
-		if ev.Type != workflow.TypeDefined || ev.Run != id {
-			continue
-		}
-		var b workflow.DefinedBody
-		if err := json.Unmarshal(ev.Body, &b); err != nil {
-			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "workflow.defined body")
-		}
-		var d workflow.Definition
-		if err := json.Unmarshal(b.Definition, &d); err != nil {
-			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "recorded definition")
-		}
-		return &d, nil
-	}
-	return nil, nil
 }
 
 // loadAgents reads the agent profiles and their abilities: those of dir
@@ -262,7 +236,7 @@ func toolNames(specs []tool.Spec) []string {
 // agent's profile permits or the built-in ones. No model is configured, so
 // the agent runs on the offline node, whose output is a deterministic record
 // of what it was given.
-func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext, parallel bool) (json.RawMessage, error) {
+func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
 	const op = "agent.step"
 	p, err := e.agents.Get(s.Step.Agent)
 	if err != nil {
@@ -273,14 +247,28 @@ func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext, parallel
 			return nil, sanad.Errorf(sanad.CodePolicyDenied, op, "step %s lists tool %q, which agent %s is not permitted (its tools: %v)", s.Step.ID, t, p.ID, p.PermittedTools)
 		}
 	}
-	inputs := stepInputs(s, parallel)
 	task := s.Step.Task
 	if task == "" {
 		task = s.Step.Description
 	}
+	return e.perform(ctx, p, task, stepInputs(s), s.Chain())
+}
+
+// delegated performs a task delegated to d.To() (see workflow.Delegator).
+func (e *engine) delegated(ctx context.Context, d workflow.Delegation) (json.RawMessage, error) {
+	p, err := e.agents.Get(d.To())
+	if err != nil {
+		return nil, err
+	}
+	return e.perform(ctx, p, d.Task, map[string]json.RawMessage{"delegated": d.Input}, d.Chain)
+}
+
+// perform has agent p do task on inputs, on the offline node: no model is
+// configured, so its output is a deterministic record of what it was given.
+func (e *engine) perform(ctx context.Context, p agent.Profile, task string, inputs map[string]json.RawMessage, chain delegation.Chain) (json.RawMessage, error) {
 	system := "You are " + p.Name + ": " + p.Description
 	node := &offlineNode{profile: p, library: e.library, budget: abilityBudget, system: system}
-	in := agent.Input{Task: task, Inputs: inputs, SystemPrompt: system, Chain: agent.NewChain(p.ID)}
+	in := agent.Input{Task: task, Inputs: inputs, SystemPrompt: system, Chain: chain}
 	out, _, err := agent.Run(ctx, node, e.library, in, abilityBudget)
 	if err != nil {
 		return nil, err
@@ -294,7 +282,8 @@ func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext, parallel
 // in parallel: which of its siblings had finished when it started would
 // depend on timing, and a step's output must depend only on the record, so
 // that a replay finds the same.
-func stepInputs(s *workflow.StepContext, parallel bool) map[string]json.RawMessage {
+func stepInputs(s *workflow.StepContext) map[string]json.RawMessage {
+	parallel := s.Workflow().MaxConcurrency > 1
 	inputs := map[string]json.RawMessage{}
 	switch {
 	case len(s.Step.DependsOn) > 0:

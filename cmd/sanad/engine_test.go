@@ -67,7 +67,7 @@ func TestExampleWorkflows(t *testing.T) {
 			if len(res.Outputs) != len(d.Steps) {
 				t.Errorf("got %d outputs, want one per step (%d)", len(res.Outputs), len(d.Steps))
 			}
-			wf, err := e.workflow(d)
+			wf, err := e.workflow()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package agent
+package delegation
 
 import (
 	"errors"
@@ -118,5 +118,26 @@ func TestChainIsAValue(t *testing.T) {
 	}
 	if empty.Depth() != 0 || empty.Current() != "" || strings.Contains(empty.String(), "→") {
 		t.Errorf("got depth %d current %q for the empty chain, want 0 and \"\"", empty.Depth(), empty.Current())
+	}
+}
+
+// wantCode fails unless err is a *sanad.Error of code want whose message
+// contains every one of parts.
+func wantCode(tb testing.TB, err error, want sanad.Code, parts ...string) {
+	tb.Helper()
+	if err == nil {
+		tb.Fatalf("got no error, want %s", want)
+	}
+	var se *sanad.Error
+	if !errors.As(err, &se) {
+		tb.Fatalf("got %T %v, want a *sanad.Error", err, err)
+	}
+	if se.Code != want {
+		tb.Fatalf("got code %s (%v), want %s", se.Code, err, want)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			tb.Errorf("got error %q, want it to contain %q", err, p)
+		}
 	}
 }

@@ -1,4 +1,8 @@
-package agent
+// Package delegation carries the chain of agents a task is handed along:
+// at most MaxDepth deep, never back to an agent already in it (seed 003
+// INV-DT-001, INV-DT-002). A refusal is an error value with code
+// DELEGATION_REFUSED.
+package delegation
 
 import (
 	"errors"
@@ -20,7 +24,7 @@ var (
 	ErrCircular = errors.New("circular delegation")
 )
 
-const opDelegate = "agent.delegate"
+const opDelegate = "delegation.delegate"
 
 // Chain is the path of a delegation: the agent that received the task
 // first, then each agent it was delegated to, the current one last. A
