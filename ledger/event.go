@@ -45,7 +45,35 @@ type Event struct {
 	Sig    []byte              `json:"sig"`
 
 	raw  []byte // canonical bytes of the sealed event, hash and sig included
-	tree any    // the body parsed, when Decode made the event (saves a parse)
+	tree any    // the body parsed, when prepare or Decode made the event (saves a parse)
+}
+
+// BodyField returns the top-level field key of the body, as canon.Parse
+// gives JSON values (string, json.Number, bool, nil, map[string]any, []any),
+// and whether the body has it. Events sealed or decoded by the ledger keep
+// their parsed body, so ordering rules read fields without parsing again.
+func (e *Event) BodyField(key string) (any, bool) {
+	tree := e.tree
+	if tree == nil {
+		var err error
+		if tree, err = canon.Parse(e.Body); err != nil {
+			return nil, false
+		}
+	}
+	m, ok := tree.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	v, ok := m[key]
+	return v, ok
+}
+
+// BodyString returns the top-level string field key of the body, or "" if
+// it is missing or not a string.
+func (e *Event) BodyString(key string) string {
+	v, _ := e.BodyField(key)
+	s, _ := v.(string)
+	return s
 }
 
 // Canonical returns the canonical JSON of the sealed event, as stored and

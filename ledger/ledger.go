@@ -471,7 +471,7 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 	ev := &Event{
 		V: Version, Trace: d.Trace, Type: d.Type, Run: d.Run, Parent: d.Parent, Root: d.Root,
 		Actor: Actor{Agent: agent, Role: d.Role, Key: key.ID},
-		Scope: d.Scope, Body: body, Refs: append([]sanad.ArtifactRef(nil), d.Refs...),
+		Scope: d.Scope, Body: body, tree: tree, Refs: append([]sanad.ArtifactRef(nil), d.Refs...),
 	}
 	return ev, key, nil
 }

@@ -237,14 +237,35 @@ type ruleBody struct {
 	Stage    string `json:"stage"`
 }
 
+// readRuleBody reads the fields the rule needs from the event's parsed body.
+func readRuleBody(e *ledger.Event) (ruleBody, error) {
+	b := ruleBody{Key: e.BodyString("idempotency_key"), Approval: e.BodyString("approval"), Stage: e.BodyString("stage")}
+	if v, ok := e.BodyField("attempt"); ok {
+		n, isNum := v.(json.Number)
+		i, err := n.Int64()
+		if !isNum || err != nil {
+			return b, fmt.Errorf("attempt %v is not an integer", v)
+		}
+		b.Attempt = int(i)
+	}
+	if v, ok := e.BodyField("retry"); ok {
+		r, isBool := v.(bool)
+		if !isBool {
+			return b, fmt.Errorf("retry %v is not a boolean", v)
+		}
+		b.Retry = r
+	}
+	return b, nil
+}
+
 func (o *ordering) Check(e *ledger.Event) error {
 	switch e.Type {
 	case TypeIntent, TypeApproved, TypeBlocked, TypeStarted, TypeCompleted, TypeFailed, TypeRefused:
 	default:
 		return nil
 	}
-	var b ruleBody
-	if err := json.Unmarshal(e.Body, &b); err != nil {
+	b, err := readRuleBody(e)
+	if err != nil {
 		return fmt.Errorf("%s body: %v", e.Type, err)
 	}
 	if b.Key == "" {

@@ -205,12 +205,7 @@ func (o *ordering) Check(e *ledger.Event) error {
 		if !o.defined[e.Run] {
 			return fmt.Errorf("%s in run %s before its workflow.defined", e.Type, e.Run)
 		}
-		var b struct {
-			StepID string `json:"step_id"`
-		}
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return fmt.Errorf("%s body: %v", e.Type, err)
-		}
+		b := struct{ StepID string }{e.BodyString("step_id")}
 		k := e.Run + "/" + b.StepID
 		prev := o.steps[k]
 		switch {
@@ -221,12 +216,7 @@ func (o *ordering) Check(e *ledger.Event) error {
 		}
 		o.steps[k] = e.Type
 	case TypeEffectIntent, TypeEffectResult, TypeEffectRetried:
-		var b struct {
-			Key string `json:"key"`
-		}
-		if err := json.Unmarshal(e.Body, &b); err != nil {
-			return fmt.Errorf("%s body: %v", e.Type, err)
-		}
+		b := struct{ Key string }{e.BodyString("key")}
 		done, seen := o.effects[b.Key]
 		switch {
 		case e.Type == TypeEffectIntent && seen:
