@@ -841,13 +841,13 @@ func (x *exec) finish(ctx context.Context) Result {
 	var endErr error
 	if ending {
 		x.e.crash(PointBeforeEnd)
-		status, cause := sanad.StatusCompleted, error(nil)
+		res.Status = sanad.StatusCompleted
+		var cause error
 		if len(res.Errors) > 0 {
-			status, cause = sanad.StatusFailed, res.Err()
+			res.Status = sanad.StatusFailed
+			cause = res.Err()
 		}
-		if end, endErr = x.run.Conclude(ctx, status, nil, x.cp.StepOutputs, cause); endErr == nil {
-			res.Status = status
-		}
+		end, endErr = x.run.Conclude(ctx, res.Status, nil, x.cp.StepOutputs, cause)
 	}
 	ferr := x.flushLocked()
 	if ferr == nil && end != nil {
@@ -856,7 +856,6 @@ func (x *exec) finish(ctx context.Context) Result {
 	if ferr == nil {
 		ferr = endErr
 	}
-
 	if ferr != nil || x.broken != nil {
 		if ferr == nil {
 			ferr = x.broken
