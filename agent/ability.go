@@ -12,6 +12,7 @@ import (
 	"github.com/pkoukk/tiktoken-go"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/schemafile"
 )
 
 const opInject = "agent.inject"
@@ -57,17 +58,17 @@ func NewLibrary(abilities ...Ability) (*Library, error) {
 // ParseAbility reads one ability from YAML; name is the file name errors
 // use. Failures are INVALID_INPUT wrapping a *LoadError.
 func ParseAbility(name string, data []byte) (Ability, error) {
-	root, err := parseYAML(name, data)
+	root, err := schemafile.Parse(name, data, limits)
 	if err != nil {
 		return Ability{}, invalid(err)
 	}
-	if root.kind != kindMap {
-		return Ability{}, invalid(fileError(name, root.pos, "an ability is a map of keys, starting with id"))
+	if !root.IsMap() {
+		return Ability{}, invalid(schemafile.Errorf(name, root.Pos(), "an ability is a map of keys, starting with id"))
 	}
 	if err := validate(schemaAbility, name, root); err != nil {
 		return Ability{}, invalid(err)
 	}
-	raw, err := json.Marshal(root.value())
+	raw, err := json.Marshal(root.Value())
 	if err != nil {
 		return Ability{}, invalid(&LoadError{File: name, Reason: err.Error()})
 	}

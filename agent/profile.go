@@ -12,12 +12,28 @@ import (
 	"strings"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/schemafile"
 )
 
 const (
 	opValidate = "agent.validate"
 	opLoad     = "agent.load"
 )
+
+// Limits on a profile or ability file, checked before it is parsed.
+const (
+	// MaxFileBytes is the largest profile or ability file accepted.
+	MaxFileBytes = 64 << 10
+	// MaxFlowDepth is the deepest nesting of [ and { a file may hold.
+	MaxFlowDepth = 32
+)
+
+var limits = schemafile.Limits{MaxBytes: MaxFileBytes, MaxDepth: MaxFlowDepth}
+
+// LoadError says where a profile or ability is wrong and why. File is the
+// name the file was given as (or "profile <id>" for a [Profile] built in Go);
+// Line and Column are 1-based, or 0 when the error has no place in a file.
+type LoadError = schemafile.Error
 
 // Profile describes one agent: who it is, what it may use and which tasks it
 // is for. Its YAML form uses the json names below; schema/profile.schema.json
@@ -90,17 +106,17 @@ func overlap(p Profile) (int, string) {
 // every failure says file, line and what to fix: INVALID_INPUT wrapping a
 // *LoadError.
 func ParseProfile(name string, data []byte) (Profile, error) {
-	root, err := parseYAML(name, data)
+	root, err := schemafile.Parse(name, data, limits)
 	if err != nil {
 		return Profile{}, invalid(err)
 	}
-	if root.kind != kindMap {
-		return Profile{}, invalid(fileError(name, root.pos, "a profile is a map of keys, starting with id"))
+	if !root.IsMap() {
+		return Profile{}, invalid(schemafile.Errorf(name, root.Pos(), "a profile is a map of keys, starting with id"))
 	}
 	if err := validate(schemaProfile, name, root); err != nil {
 		return Profile{}, invalid(err)
 	}
-	raw, err := json.Marshal(root.value())
+	raw, err := json.Marshal(root.Value())
 	if err != nil {
 		return Profile{}, invalid(&LoadError{File: name, Reason: err.Error()})
 	}
@@ -114,8 +130,8 @@ func ParseProfile(name string, data []byte) (Profile, error) {
 	p := f.Profile
 	p.Enabled = f.Enabled == nil || *f.Enabled
 	if i, id := overlap(p); i >= 0 {
-		at, _ := root.locate([]string{"abilities", strconv.Itoa(i)})
-		return Profile{}, invalid(fileError(name, at.pos, "abilities[%d]: %s is already a core ability; list it once, under core_abilities", i, id))
+		at := root.Get("abilities").Items()[i].Pos()
+		return Profile{}, invalid(schemafile.Errorf(name, at, "abilities[%d]: %s is already a core ability; list it once, under core_abilities", i, id))
 	}
 	return p, nil
 }
@@ -181,7 +197,7 @@ func eachYAML(fsys fs.FS, dir string, fn func(file string, data []byte) error) e
 }
 
 // readFile reads name from fsys, reading at most one byte past MaxFileBytes
-// so that parseYAML can refuse an oversized file.
+// so that schemafile.Parse can refuse an oversized file.
 func readFile(fsys fs.FS, name string) ([]byte, error) {
 	f, err := fsys.Open(name)
 	if err != nil {

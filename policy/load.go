@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/schemafile"
 )
 
 // The policy files, by the key their version has in [Set.Versions]. The file
@@ -56,17 +57,34 @@ func LoadFS(fsys fs.FS) (*Set, error) {
 
 const opLoad = "policy.load"
 
+// Limits on a policy file, checked before it is parsed. Policy files are a
+// few kilobytes; the limits keep a hostile or corrupted file from costing
+// more than a moment at load time.
+const (
+	// MaxFileBytes is the largest policy file Load accepts.
+	MaxFileBytes = 64 << 10
+	// MaxFlowDepth is the deepest nesting of [ and { a policy file may hold.
+	MaxFlowDepth = 32
+)
+
+var limits = schemafile.Limits{MaxBytes: MaxFileBytes, MaxDepth: MaxFlowDepth}
+
+// LoadError says where a policy file is wrong and why. File is the path as
+// Load was given it (or the name inside the fs.FS for LoadFS); Line and Column
+// are 1-based, or 0 when the error concerns the whole file.
+type LoadError = schemafile.Error
+
 // source is one policy file read and checked against its schema.
 type source struct {
 	base string // "tools.yaml", for Decision.Source
 	file string // path shown in errors
-	root *node
+	root *schemafile.Node
 }
 
-func (src *source) at(p pos) string { return src.base + ":" + strconv.Itoa(p.line) }
+func (src *source) at(p schemafile.Pos) string { return src.base + ":" + strconv.Itoa(p.Line) }
 
-func (src *source) errorf(p pos, format string, args ...any) error {
-	return fileError(src.file, p, format, args...)
+func (src *source) errorf(p schemafile.Pos, format string, args ...any) error {
+	return schemafile.Errorf(src.file, p, format, args...)
 }
 
 func load(fsys fs.FS, dir string) (*Set, error) {
@@ -110,18 +128,18 @@ func loadSet(fsys fs.FS, dir string) (*Set, error) {
 			return nil, &LoadError{File: display(base), Reason: err.Error()}
 		}
 		src := &source{base: base, file: display(base)}
-		if src.root, err = parseYAML(src.file, data); err != nil {
+		if src.root, err = schemafile.Parse(src.file, data, limits); err != nil {
 			return nil, err
 		}
-		if src.root.kind != kindMap {
-			return nil, src.errorf(src.root.pos, "a policy file is a map of keys, starting with version")
+		if !src.root.IsMap() {
+			return nil, src.errorf(src.root.Pos(), "a policy file is a map of keys, starting with version")
 		}
 		if err := validate(key, src.file, src.root); err != nil {
 			return nil, err
 		}
 		sum := sha256.Sum256(data)
 		s.versions[key] = sanad.PolicyVersion{
-			Version: src.root.get("version").str(),
+			Version: src.root.Get("version").Str(),
 			SHA256:  hex.EncodeToString(sum[:]),
 		}
 		srcs[key] = src
@@ -164,23 +182,23 @@ func readFile(fsys fs.FS, name string) ([]byte, error) {
 }
 
 func (s *Set) loadRoles(src *source) error {
-	rn := src.root.get("roles")
-	s.roles = make(map[string]*role, len(rn.keys))
-	s.roleNames = append([]string(nil), rn.keys...)
+	rn := src.root.Get("roles")
+	s.roleNames = rn.Keys()
 	sort.Strings(s.roleNames)
+	s.roles = make(map[string]*role, len(s.roleNames))
 	for i, name := range s.roleNames {
-		v := rn.get(name)
-		includes, _ := v.get("includes").strs()
+		v := rn.Get(name)
+		includes, _ := v.Get("includes").Strings()
 		s.roles[name] = &role{idx: i, info: Role{
 			Name:        name,
-			Kind:        RoleKind(v.get("kind").str()),
-			Description: v.get("description").str(),
+			Kind:        RoleKind(v.Get("kind").Str()),
+			Description: v.Get("description").Str(),
 			Includes:    includes,
 		}}
 	}
 	// Check includes in file order, so the first error is the first written.
-	for i, name := range rn.keys {
-		inc, at := rn.items[i].get("includes").strs()
+	for _, name := range rn.Keys() {
+		inc, at := rn.Get(name).Get("includes").Strings()
 		for j, other := range inc {
 			switch {
 			case other == name:
@@ -190,10 +208,10 @@ func (s *Set) loadRoles(src *source) error {
 			}
 		}
 	}
-	for i, name := range rn.keys {
+	for _, name := range rn.Keys() {
 		seen := map[string]bool{}
 		if cycle := s.walkIncludes(name, seen, nil); cycle != nil {
-			return src.errorf(rn.kpos[i], "roles.%s: includes form a cycle: %s", name, strings.Join(cycle, " → "))
+			return src.errorf(rn.KeyPos(name), "roles.%s: includes form a cycle: %s", name, strings.Join(cycle, " → "))
 		}
 		s.roles[name].satisfies = seen
 	}
@@ -221,8 +239,8 @@ func (s *Set) walkIncludes(name string, seen map[string]bool, path []string) []s
 }
 
 // loadRoleList checks that every name in the list n is a declared role.
-func (s *Set) loadRoleList(src *source, where string, n *node) ([]string, error) {
-	names, at := n.strs()
+func (s *Set) loadRoleList(src *source, where string, n *schemafile.Node) ([]string, error) {
+	names, at := n.Strings()
 	for i, name := range names {
 		if s.roles[name] == nil {
 			return nil, src.errorf(at[i], "%s: unknown role %q: roles.yaml does not declare it", where, name)
@@ -232,24 +250,25 @@ func (s *Set) loadRoleList(src *source, where string, n *node) ([]string, error)
 }
 
 // loadFieldRules reads a requires list.
-func loadFieldRules(src *source, where string, n *node) ([]FieldRule, error) {
+func loadFieldRules(src *source, where string, n *schemafile.Node) ([]FieldRule, error) {
 	if n == nil {
 		return nil, nil
 	}
-	rules := make([]FieldRule, 0, len(n.items))
-	for i, item := range n.items {
+	items := n.Items()
+	rules := make([]FieldRule, 0, len(items))
+	for i, item := range items {
 		r := FieldRule{
-			Field:    item.get("field").str(),
-			MinItems: item.get("min_items").integer(),
-			MinChars: item.get("min_chars").integer(),
-			Reason:   item.get("reason").str(),
+			Field:    item.Get("field").Str(),
+			MinItems: item.Get("min_items").Int(),
+			MinChars: item.Get("min_chars").Int(),
+			Reason:   item.Get("reason").Str(),
 		}
 		if (r.MinItems > 0) == (r.MinChars > 0) {
-			return nil, src.errorf(item.pos, "%s.requires[%d]: set exactly one of min_items and min_chars", where, i)
+			return nil, src.errorf(item.Pos(), "%s.requires[%d]: set exactly one of min_items and min_chars", where, i)
 		}
 		for _, prev := range rules {
 			if prev.Field == r.Field {
-				return nil, src.errorf(item.pos, "%s.requires[%d]: field %q already has a rule; write one rule per field", where, i, r.Field)
+				return nil, src.errorf(item.Pos(), "%s.requires[%d]: field %q already has a rule; write one rule per field", where, i, r.Field)
 			}
 		}
 		rules = append(rules, r)
@@ -258,65 +277,66 @@ func loadFieldRules(src *source, where string, n *node) ([]FieldRule, error) {
 }
 
 // loadGuard reads required_scope and prohibitions of a tool or lane.
-func loadGuard(src *source, subject string, n *node) guard {
+func loadGuard(src *source, subject string, n *schemafile.Node) guard {
 	var g guard
-	g.required, _ = n.get("required_scope").strs()
+	g.required, _ = n.Get("required_scope").Strings()
 	g.missingReason = make([]string, len(g.required))
 	for i, f := range g.required {
 		g.missingReason[i] = subject + " requires the scope field " + f + "; the request does not provide it"
 	}
-	tags, _ := n.get("prohibitions").strs()
+	tags, _ := n.Get("prohibitions").Strings()
 	for _, tag := range tags {
 		bit, i := tagBit(tag)
 		g.prohibited |= bit
 		g.tagReason[i] = subject + " prohibits " + tag + "; the resource carries it"
 	}
-	g.fieldSource = src.at(n.keyPos("required_scope"))
-	g.tagSource = src.at(n.keyPos("prohibitions"))
+	g.fieldSource = src.at(n.KeyPos("required_scope"))
+	g.tagSource = src.at(n.KeyPos("prohibitions"))
 	return g
 }
 
 func (s *Set) loadTools(src *source) error {
 	s.hasTools = true
 	risks := map[string]Approval{}
-	rc := src.root.get("risk_classes")
-	for i, name := range rc.keys {
-		risks[name] = Approval(rc.items[i].get("approval").str())
+	rc := src.root.Get("risk_classes")
+	for _, name := range rc.Keys() {
+		risks[name] = Approval(rc.Get(name).Get("approval").Str())
 	}
-	tn := src.root.get("tools")
-	s.tools = make(map[string]*tool, len(tn.keys))
-	for i, name := range tn.keys {
-		v := tn.items[i]
+	tn := src.root.Get("tools")
+	names, items := tn.Keys(), tn.Items()
+	s.tools = make(map[string]*tool, len(names))
+	for i, name := range names {
+		v := items[i]
 		where := "tools." + name
-		roles, err := s.loadRoleList(src, where+".roles", v.get("roles"))
+		roles, err := s.loadRoleList(src, where+".roles", v.Get("roles"))
 		if err != nil {
 			return err
 		}
-		risk := v.get("risk").str()
+		risk := v.Get("risk").Str()
 		approval, ok := risks[risk]
 		if !ok {
-			return src.errorf(v.get("risk").pos, "%s.risk: unknown risk class %q: risk_classes does not declare it", where, risk)
+			return src.errorf(v.Get("risk").Pos(), "%s.risk: unknown risk class %q: risk_classes does not declare it", where, risk)
 		}
-		requires, err := loadFieldRules(src, where, v.get("requires"))
+		requires, err := loadFieldRules(src, where, v.Get("requires"))
 		if err != nil {
 			return err
 		}
 		t := &tool{
 			info: Tool{
 				Name:             name,
-				Description:      v.get("description").str(),
+				Description:      v.Get("description").Str(),
 				Roles:            roles,
 				Risk:             risk,
 				Approval:         approval,
-				MaxCallsPerRound: v.get("max_calls_per_round").integer(),
-				MaxCallsPerRun:   v.get("max_calls_per_run").integer(),
+				MaxCallsPerRound: v.Get("max_calls_per_round").Int(),
+				MaxCallsPerRun:   v.Get("max_calls_per_run").Int(),
 				Requires:         requires,
 			},
-			source: src.at(v.keyPos("roles")),
+			source: src.at(v.KeyPos("roles")),
 			guard:  loadGuard(src, "tool "+name, v),
 		}
 		t.info.RequiredScope = clone(t.required)
-		t.info.Prohibitions, _ = v.get("prohibitions").strs()
+		t.info.Prohibitions, _ = v.Get("prohibitions").Strings()
 		n := len(s.roleNames)
 		t.allow, t.allowReason, t.denyReason = make([]bool, n), make([]string, n), make([]string, n)
 		for _, r := range roles {
@@ -328,8 +348,8 @@ func (s *Set) loadTools(src *source) error {
 		}
 		s.tools[name] = t
 	}
-	if ch := src.root.get("challenges"); ch != nil {
-		rules, err := loadFieldRules(src, "challenges", ch.get("requires"))
+	if ch := src.root.Get("challenges"); ch != nil {
+		rules, err := loadFieldRules(src, "challenges", ch.Get("requires"))
 		if err != nil {
 			return err
 		}
@@ -345,17 +365,18 @@ func isWrite(action string) bool {
 
 func (s *Set) loadLanes(src *source) error {
 	s.hasLanes = true
-	ln := src.root.get("lanes")
-	s.lanes = make(map[string]*lane, len(ln.keys))
-	for i, name := range ln.keys {
-		v := ln.items[i]
+	ln := src.root.Get("lanes")
+	names, items := ln.Keys(), ln.Items()
+	s.lanes = make(map[string]*lane, len(names))
+	for i, name := range names {
+		v := items[i]
 		where := "lanes." + name
-		callers, err := s.loadRoleList(src, where+".callers", v.get("callers"))
+		callers, err := s.loadRoleList(src, where+".callers", v.Get("callers"))
 		if err != nil {
 			return err
 		}
-		kind := sanad.RunKind(v.get("kind").str())
-		actions, at := v.get("actions").strs()
+		kind := sanad.RunKind(v.Get("kind").Str())
+		actions, at := v.Get("actions").Strings()
 		for j, a := range actions {
 			switch {
 			case (kind == sanad.KindDBWrite || kind == sanad.KindPromotion) && !isWrite(a):
@@ -364,16 +385,16 @@ func (s *Set) loadLanes(src *source) error {
 				return src.errorf(at[j], "%s.actions: a tool_gateway lane calls tools: write %q through a db_write lane", where, a)
 			}
 		}
-		crossCase := v.get("cross_case").boolean()
+		crossCase := v.Get("cross_case").Bool()
 		g := loadGuard(src, "lane "+name, v)
 		if ccl, _ := tagBit(TagCrossCaseLookup); crossCase && g.prohibited&ccl != 0 {
-			return src.errorf(v.keyPos("cross_case"), "%s: cross_case is true but the lane prohibits cross_case_lookup", where)
+			return src.errorf(v.KeyPos("cross_case"), "%s: cross_case is true but the lane prohibits cross_case_lookup", where)
 		}
-		prohibitions, _ := v.get("prohibitions").strs()
+		prohibitions, _ := v.Get("prohibitions").Strings()
 		l := &lane{
 			info: Lane{
 				Name:          name,
-				Description:   v.get("description").str(),
+				Description:   v.Get("description").Str(),
 				Kind:          kind,
 				Callers:       callers,
 				Actions:       actions,
@@ -382,7 +403,7 @@ func (s *Set) loadLanes(src *source) error {
 				CrossCase:     crossCase,
 			},
 			actions:   make(map[string]int, len(actions)),
-			source:    src.at(v.keyPos("callers")),
+			source:    src.at(v.KeyPos("callers")),
 			crossCase: crossCase,
 			caseReason: "case isolation: the resource is outside the principal's case and lane " + name +
 				" does not allow cross-case access",
