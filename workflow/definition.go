@@ -1,19 +1,17 @@
 package workflow
 
 import (
-	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/goccy/go-yaml"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/schemafile"
 )
 
 // Strategy says what a workflow does when a step fails (seed 003 INV-PE-003).
@@ -82,44 +80,43 @@ type Action struct {
 }
 
 //go:embed schema/workflow.schema.json
-var schemaJSON []byte
+var schemaFiles embed.FS
 
 var schema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemaJSON))
+	all, err := schemafile.Compile(schemaFiles, "https://sanad.dev/schema/", "workflow")
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	const url = "https://sanad.dev/schema/workflow.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return all["workflow"], nil
 })
+
+// patternHints word the schema's patterns for authors.
+var patternHints = map[string]string{
+	`^[a-z0-9]+([-_][a-z0-9]+)*$`: "use lower case letters and digits in words joined by '-' or '_', such as due-diligence",
+	`^[a-z][a-z0-9_.-]*$`:         "an action or tool name is lower case letters, digits, '_', '.' or '-', starting with a letter",
+}
 
 // Parse reads a workflow file (YAML or JSON), checks it against the workflow
 // schema and the rules a schema cannot state (unique step ids, known
 // dependencies, no cycles), and returns the definition. Every failure is an
-// INVALID_INPUT error that names the file and the place to fix.
+// INVALID_INPUT error that names the file, and the line for what the schema
+// refuses.
 func Parse(file string, data []byte) (*Definition, error) {
 	const op = "workflow.parse"
-	if len(data) > MaxFileBytes {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %d bytes; a workflow file has at most %d", file, len(data), MaxFileBytes)
-	}
-	raw, err := yaml.YAMLToJSON(data)
+	root, err := schemafile.Parse(file, data, schemafile.Limits{MaxBytes: MaxFileBytes})
 	if err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: not valid YAML: %s", file, firstLine(err.Error()))
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, firstLine(err.Error()))
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
 	}
 	s, err := schema()
 	if err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeInternal, op, "the workflow schema does not compile")
 	}
-	if err := s.Validate(doc); err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, schemaMessage(err))
+	if err := schemafile.Validate(file, root, s, patternHints); err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
+	}
+	raw, err := json.Marshal(root.Value())
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+err.Error())
 	}
 	var d Definition
 	if err := json.Unmarshal(raw, &d); err != nil {
@@ -129,26 +126,6 @@ func Parse(file string, data []byte) (*Definition, error) {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, sanad.ErrorMessage(err))
 	}
 	return &d, nil
-}
-
-// schemaMessage words a schema violation as "at /steps/2/id: …", for the
-// innermost cause.
-func schemaMessage(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	at := "/" + strings.Join(ve.InstanceLocation, "/")
-	bare := &jsonschema.ValidationError{SchemaURL: ve.SchemaURL, ErrorKind: ve.ErrorKind}
-	return "at " + at + ": " + strings.TrimPrefix(bare.Error(), "at '': ")
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // Validate checks what the schema cannot: unique step ids, dependencies on
