@@ -160,7 +160,7 @@ func (x *exec) newStepContext(step *Step, i int) *StepContext {
 	defer x.mu.Unlock()
 	return &StepContext{
 		x: x, Step: step, Index: i, Input: x.input,
-		Outputs: x.cp.StepOutputs, Context: x.cp.Context, Memory: x.cp.MemorySnapshot,
+		Outputs: x.outputs, Context: x.cp.Context, Memory: x.cp.MemorySnapshot,
 	}
 }
 

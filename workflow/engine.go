@@ -249,6 +249,9 @@ func (e *Engine) Resume(ctx context.Context, runID string) (Result, error) {
 	x := e.newExec(st.def, run, st.input, st.journal)
 	if st.cp != nil {
 		x.cp = *st.cp
+		if x.outputs, err = st.outputs(); err != nil {
+			return Result{}, err
+		}
 		from := st.cp.StepIndex
 		x.resumedFrom = &from
 	}
@@ -431,6 +434,37 @@ func loadState(evs []*ledger.Event, runID string) (*state, error) {
 	return st, nil
 }
 
+// outputs returns the outputs of the checkpoint's completed steps, as their
+// step.completed events carry them, checking each against the checkpoint's
+// entry (the output itself, or its reference).
+func (st *state) outputs() (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(st.cp.Completed))
+	for _, id := range st.cp.Completed {
+		rec, ok := st.recorded[id]
+		if !ok || rec.typ != TypeStepCompleted || string(recordedForm(rec.output)) != string(st.cp.StepOutputs[id]) {
+			return nil, sanad.Errorf(sanad.CodeIntegrity, "workflow.load", "the checkpoint's output of step %s does not match its step.completed event", id)
+		}
+		out[id] = rec.output
+	}
+	return out, nil
+}
+
+// inlineOutputBytes is the largest output a checkpoint holds itself; a
+// larger one it holds by reference to its step.completed event, so that a
+// long workflow's checkpoints do not grow with the size of every output
+// before them.
+const inlineOutputBytes = 1 << 10
+
+// recordedForm is how a checkpoint holds out: as is, or for a large one
+// {"$output": its hash, "bytes": its size}.
+func recordedForm(out json.RawMessage) json.RawMessage {
+	if len(out) <= inlineOutputBytes {
+		return out
+	}
+	b, _ := json.Marshal(map[string]any{"$output": canon.Sum(out).String(), "bytes": len(out)})
+	return b
+}
+
 // exec is one execution of a run: by Start, Resume or Replay.
 type exec struct {
 	e       *Engine
@@ -450,8 +484,11 @@ type exec struct {
 	// the step went on: the run stops and is left to Resume.
 	broken error
 
-	mu      sync.Mutex // guards cp, gates, pending and appends of step events
-	cp      Checkpoint
+	mu sync.Mutex // guards cp, outputs, gates, pending and appends of step events
+	cp Checkpoint
+	// outputs are the completed steps' outputs, whole (the checkpoint may
+	// hold large ones by reference).
+	outputs map[string]json.RawMessage
 	gates   []string
 	pending []*ledger.Pending // step events queued and not yet known durable
 }
@@ -485,7 +522,7 @@ func (x *exec) flushLocked() error {
 
 func (e *Engine) newExec(d *Definition, run *runs.Run, input json.RawMessage, j *journal) *exec {
 	return &exec{
-		e: e, def: d, run: run, input: input, journal: j,
+		e: e, def: d, run: run, input: input, journal: j, outputs: map[string]json.RawMessage{},
 		cp: Checkpoint{
 			StepIndex: -1, StepOutputs: map[string]json.RawMessage{},
 			Context:        map[string]json.RawMessage{"input": input},
@@ -667,7 +704,8 @@ func (x *exec) compare(id string, out json.RawMessage, err error) error {
 		x.diverged = sanad.Errorf(sanad.CodeIntegrity, "workflow.replay", "step %s %s", id, msg)
 	}
 	if err == nil {
-		x.cp.StepOutputs[id] = out
+		x.outputs[id] = out
+		x.cp.StepOutputs[id] = recordedForm(out)
 		x.cp.Completed = append(x.cp.Completed, id)
 	}
 	return err
@@ -703,7 +741,7 @@ func (x *exec) record(ctx context.Context, i int, typ string, out json.RawMessag
 	signer := ""
 	switch typ {
 	case TypeStepCompleted:
-		next.StepOutputs = with(x.cp.StepOutputs, step.ID, out)
+		next.StepOutputs = with(x.cp.StepOutputs, step.ID, recordedForm(out))
 		next.Completed = append(x.cp.Completed[:len(x.cp.Completed):len(x.cp.Completed)], step.ID)
 		if sc != nil {
 			next.Context = merged(x.cp.Context, sc.context)
@@ -740,6 +778,9 @@ func (x *exec) record(ctx context.Context, i int, typ string, out json.RawMessag
 	x.pending = append(x.pending, p)
 	x.e.crash(PointAfterCheckpoint)
 	x.cp = next
+	if typ == TypeStepCompleted {
+		x.outputs = with(x.outputs, step.ID, out)
+	}
 	return nil
 }
 
@@ -818,7 +859,7 @@ func (x *exec) finish(ctx context.Context) Result {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	res := Result{
-		Run: x.run.Record.ID, Trace: x.run.Record.Trace, Outputs: x.cp.StepOutputs,
+		Run: x.run.Record.ID, Trace: x.run.Record.Trace, Outputs: x.outputs,
 		Executed: x.executed, ResumedFrom: x.resumedFrom, Gates: x.gates,
 	}
 	ids := make([]string, 0, len(x.cp.FailedSteps))
@@ -847,7 +888,7 @@ func (x *exec) finish(ctx context.Context) Result {
 			res.Status = sanad.StatusFailed
 			cause = res.Err()
 		}
-		end, endErr = x.run.Conclude(ctx, res.Status, nil, x.cp.StepOutputs, cause)
+		end, endErr = x.run.Conclude(ctx, res.Status, nil, x.outputs, cause)
 	}
 	ferr := x.flushLocked()
 	if ferr == nil && end != nil {

@@ -497,3 +497,38 @@ steps:
 		t.Errorf("replayed deepest: got %s, want %s", rep.Outputs["deepest"], res.Outputs["deepest"])
 	}
 }
+
+// A large output is held by later checkpoints by reference to its step's
+// event, and a resume restores it whole.
+func TestLargeOutputsByReference(t *testing.T) {
+	e := openEnv(t)
+	big := json.RawMessage(`{"text":"` + strings.Repeat("x", 5000) + `"}`)
+	e.actions.Register("rec", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+		if s.Index == 0 {
+			return big, nil
+		}
+		if string(s.Outputs["s0"]) != string(big) {
+			return nil, fmt.Errorf("step %s sees s0 as %d bytes, want %d", s.Step.ID, len(s.Outputs["s0"]), len(big))
+		}
+		return s.Step.With, nil
+	})
+	e.crashAt(workflow.PointAfterCheckpoint, 3)
+	id := e.startCrashing(t, parse(t, steps(5, "")))
+	res, err := e.engine.Resume(t.Context(), id)
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("Resume: got %v %+v, %v; want completed", res.Status, res.Errors, err)
+	}
+	if string(res.Outputs["s0"]) != string(big) {
+		t.Errorf("restored s0: %d bytes, want %d", len(res.Outputs["s0"]), len(big))
+	}
+	evs, _ := e.home.Ledger.Events(t.Context(), res.Trace)
+	for _, ev := range evs {
+		var b workflow.StepBody
+		if ev.Type != workflow.TypeStepCompleted || json.Unmarshal(ev.Body, &b) != nil || b.StepID == "s0" {
+			continue
+		}
+		if ref := string(b.Checkpoint.StepOutputs["s0"]); !strings.Contains(ref, `"$output":"sha256:`) || len(ref) > 200 {
+			t.Errorf("checkpoint after %s holds s0 as %.80s…, want a reference", b.StepID, ref)
+		}
+	}
+}

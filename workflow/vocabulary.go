@@ -54,11 +54,14 @@ type DefinedBody struct {
 type Checkpoint struct {
 	// StepIndex is the index, in the definition, of the step this
 	// checkpoint follows.
-	StepIndex       int                        `json:"stepIndex"`
-	CompletedStepID string                     `json:"completedStepId"`
-	StepOutputs     map[string]json.RawMessage `json:"stepOutputs"`
-	Context         map[string]json.RawMessage `json:"context"`
-	MemorySnapshot  map[string]json.RawMessage `json:"memorySnapshot"`
+	StepIndex       int    `json:"stepIndex"`
+	CompletedStepID string `json:"completedStepId"`
+	// StepOutputs holds the output of each completed step: itself up to
+	// 1 KiB, else {"$output": its hash, "bytes": its size}, the output
+	// being in the step's own step.completed event.
+	StepOutputs    map[string]json.RawMessage `json:"stepOutputs"`
+	Context        map[string]json.RawMessage `json:"context"`
+	MemorySnapshot map[string]json.RawMessage `json:"memorySnapshot"`
 	// FailedSteps holds the errors of failed and skipped steps.
 	FailedSteps map[string]sanad.RunError `json:"failedSteps,omitempty"`
 	// Completed lists the completed steps in the order they completed, which
