@@ -17,6 +17,7 @@ import (
 	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/tool"
@@ -36,6 +37,15 @@ type engineOptions struct {
 	// abilities/ sub-folder; empty means the example agents built into the
 	// binary.
 	AgentsDir string
+	// ModelConfig is a file with a models: section; empty means the home's
+	// sanad.yaml, if it has one (see loadModels).
+	ModelConfig string
+	// Environ is the environment the model overrides and API keys are read
+	// from, as os.Environ returns it; nil means the process's.
+	Environ []string
+	// NoModels wires no model, whatever is configured: for commands that
+	// run no step (cancel), which must work when a key is missing.
+	NoModels bool
 }
 
 // engine wires workflow engines over a home: the agents and abilities steps
@@ -49,6 +59,10 @@ type engine struct {
 	policy  *policy.Set
 	gateway *tool.Gateway
 	gates   *gate.Service
+	// models are the configured model classes (none in deterministic
+	// mode); calls records the calls made to them.
+	models *model.Registry
+	calls  *model.Recorder
 	// crash is passed to workflow engines as their Config.Crash, so that a
 	// test can stop a run at a named point; nil does nothing.
 	crash func(point string)
@@ -64,6 +78,20 @@ func newEngine(h *home.Home, opt engineOptions) (*engine, error) {
 	if e.tools, err = builtinTools(h); err != nil {
 		return nil, err
 	}
+	if !opt.NoModels {
+		environ := opt.Environ
+		if environ == nil {
+			environ = os.Environ()
+		}
+		models, err := loadModels(h.Dir, opt.ModelConfig, environ)
+		if err != nil {
+			return nil, err
+		}
+		if e.models, err = models.open(); err != nil {
+			return nil, err
+		}
+	}
+	e.calls = &model.Recorder{Runs: h.Runs, Artifacts: h.Artifacts, Registry: e.models}
 	if opt.PolicyDir != "" {
 		e.policy, err = policy.Load(opt.PolicyDir)
 	} else {
@@ -233,9 +261,10 @@ func toolNames(specs []tool.Spec) []string {
 // runAgent is the "agent" action, the default of a step: the step's agent
 // performs the step's task on the outputs it depends on, with its abilities
 // injected into its system prompt. The step's tools must be among those the
-// agent's profile permits or the built-in ones. No model is configured, so
-// the agent runs on the offline node, whose output is a deterministic record
-// of what it was given.
+// agent's profile permits or the built-in ones. When a model is configured
+// for the agent's model class, the agent asks it, through the step's effect
+// journal (see modelNode); otherwise it runs on the offline node, whose
+// output is a deterministic record of what it was given.
 func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
 	const op = "agent.step"
 	p, err := e.agents.Get(s.Step.Agent)
@@ -251,23 +280,60 @@ func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext) (json.Ra
 	if task == "" {
 		task = s.Step.Description
 	}
-	return e.perform(ctx, p, task, stepInputs(s), s.Chain())
+	var generate generateFunc
+	if class, ok := e.modelClass(p); ok {
+		generate = func(ctx context.Context, req model.Request) (model.Response, error) {
+			return s.Generate(ctx, e.calls, class, req)
+		}
+	}
+	return e.perform(ctx, p, task, stepInputs(s), s.Chain(), generate)
 }
 
-// delegated performs a task delegated to d.To() (see workflow.Delegator).
+// delegated performs a task delegated to d.To() (see workflow.Delegator)
+// on the offline node: a delegation gives no handle on the run the task is
+// performed in, which a model call would be recorded under.
 func (e *engine) delegated(ctx context.Context, d workflow.Delegation) (json.RawMessage, error) {
 	p, err := e.agents.Get(d.To())
 	if err != nil {
 		return nil, err
 	}
-	return e.perform(ctx, p, d.Task, map[string]json.RawMessage{"delegated": d.Input}, d.Chain)
+	return e.perform(ctx, p, d.Task, map[string]json.RawMessage{"delegated": d.Input}, d.Chain, nil)
 }
 
-// perform has agent p do task on inputs, on the offline node: no model is
-// configured, so its output is a deterministic record of what it was given.
-func (e *engine) perform(ctx context.Context, p agent.Profile, task string, inputs map[string]json.RawMessage, chain delegation.Chain) (json.RawMessage, error) {
+// modelClass returns the model class of p's profile when a model is
+// configured for it.
+func (e *engine) modelClass(p agent.Profile) (string, bool) {
+	if p.ModelClass == "" {
+		return "", false
+	}
+	if _, ok := e.models.Model(p.ModelClass); !ok {
+		return "", false
+	}
+	return p.ModelClass, true
+}
+
+// mode is the mode of the engine's runs: model when a model is configured
+// for the class of at least one agent, else deterministic. Each agent
+// step's output says the mode it was produced in.
+func (e *engine) mode() string {
+	for _, p := range e.agents.List() {
+		if _, ok := e.modelClass(p); ok {
+			return modeModel
+		}
+	}
+	return modeDeterministic
+}
+
+// perform has agent p do task on inputs: through generate, when the agent
+// has a model, else on the offline node, whose output is a deterministic
+// record of what it was given.
+func (e *engine) perform(ctx context.Context, p agent.Profile, task string, inputs map[string]json.RawMessage, chain delegation.Chain, generate generateFunc) (json.RawMessage, error) {
 	system := "You are " + p.Name + ": " + p.Description
-	node := &offlineNode{profile: p, library: e.library, budget: abilityBudget, system: system}
+	var node agent.Node = &offlineNode{profile: p, library: e.library, budget: abilityBudget, system: system}
+	if generate != nil {
+		cc, _ := e.models.Class(p.ModelClass)
+		node = &modelNode{profile: p, library: e.library, budget: abilityBudget, system: system, class: p.ModelClass, provider: cc.Provider, generate: generate}
+	}
 	in := agent.Input{Task: task, Inputs: inputs, SystemPrompt: system, Chain: chain}
 	out, _, err := agent.Run(ctx, node, e.library, in, abilityBudget)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/note"
+
+	"github.com/sanadhq/sanad/model/modeltest"
 )
 
 func TestMain(m *testing.M) {
@@ -40,6 +42,8 @@ func TestScripts(t *testing.T) {
 			"checknote":  checkNote,
 			"checkproof": checkProof,
 			"truncate":   truncateFile,
+			"fakemodel":  fakeModel,
+			"expandenv":  expandEnv,
 		},
 	})
 }
@@ -125,4 +129,27 @@ func truncateFile(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	ts.Check(os.Truncate(ts.MkAbs(args[0]), int64(n)))
+}
+
+// fakemodel VAR starts a fake OpenAI-compatible server in the test process
+// for the rest of the script and sets VAR to its base URL (".../v1"). It
+// answers every chat completion with "OK" (12 prompt tokens, 1 completion
+// token), and a request made with the key "bad" with 401.
+func fakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fakemodel VAR")
+	}
+	srv := modeltest.NewServer(nil)
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.BaseURL())
+}
+
+// expandenv FILE replaces $VAR and ${VAR} in FILE with the script's
+// environment variables.
+func expandEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: expandenv FILE")
+	}
+	path := ts.MkAbs(args[0])
+	ts.Check(os.WriteFile(path, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
 }

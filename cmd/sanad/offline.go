@@ -15,12 +15,12 @@ import (
 )
 
 // offlineNode is the agent.Node that stands in for a model when none is
-// configured, which is always the case at this stage: it calls nothing and
-// writes no prose. Its output is a record of what the agent was given: who
-// it is, its task, the abilities its prompt carried and a hash of each
-// input, so a run shows how work flowed between agents and replays exactly.
-// The output depends only on the profile, the library, the budget, the
-// system prompt and the input: no clock, no randomness. It is safe for
+// configured for the agent's model class (deterministic mode): it calls
+// nothing and writes no prose. Its output is a record of what the agent was
+// given: who it is, its task, the abilities its prompt carried and a hash of
+// each input, so a run shows how work flowed between agents and replays
+// exactly. The output depends only on the profile, the library, the budget,
+// the system prompt and the input: no clock, no randomness. It is safe for
 // concurrent use.
 type offlineNode struct {
 	profile agent.Profile
@@ -34,6 +34,7 @@ var _ agent.Node = (*offlineNode)(nil)
 
 // offlineOutput is the content of an offlineNode's output.
 type offlineOutput struct {
+	Mode         string        `json:"mode"` // modeDeterministic
 	Agent        string        `json:"agent"`
 	Role         string        `json:"role"`
 	Task         string        `json:"task"`
@@ -51,7 +52,7 @@ type offlineSeen struct {
 }
 
 // offlineKeys are the keys every offlineNode output holds.
-var offlineKeys = []string{"agent", "role", "task", "abilities", "prompt_tokens", "inputs"}
+var offlineKeys = []string{"mode", "agent", "role", "task", "abilities", "prompt_tokens", "inputs"}
 
 func (n *offlineNode) Profile() agent.Profile { return n.profile }
 
@@ -73,7 +74,7 @@ func (n *offlineNode) Execute(ctx context.Context, in agent.Input) (agent.Output
 		return agent.Output{}, err
 	}
 	out := offlineOutput{
-		Agent: n.profile.ID, Role: n.profile.Role, Task: in.Task,
+		Mode: modeDeterministic, Agent: n.profile.ID, Role: n.profile.Role, Task: in.Task,
 		Abilities: append([]string{}, inj.Included...), PromptTokens: inj.Tokens,
 		Inputs: make([]offlineSeen, 0, len(in.Inputs)),
 	}

@@ -117,6 +117,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.runCommand(),
 		a.runsCommand(),
 		a.agentsCommand(),
+		a.modelsCommand(),
 		a.sessionCommand(),
 	)
 	return root

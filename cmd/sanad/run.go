@@ -17,11 +17,12 @@ import (
 	"github.com/sanadhq/sanad/workflow"
 )
 
-// engineFlags adds --policy and --agents, the flags that choose what a
-// workflow engine is wired with.
+// engineFlags adds --policy, --agents and --model-config, the flags that
+// choose what a workflow engine is wired with.
 func engineFlags(c *cobra.Command, opt *engineOptions) {
 	c.Flags().StringVar(&opt.PolicyDir, "policy", "", "policy folder (default: every agent role may call the built-in tools)")
 	c.Flags().StringVar(&opt.AgentsDir, "agents", "", "folder of agent profiles, with abilities/ (default: the example agents)")
+	c.Flags().StringVar(&opt.ModelConfig, "model-config", "", "file with a models: section (default: sanad.yaml in the home folder, if any)")
 }
 
 func (a *app) runCommand() *cobra.Command {
@@ -35,8 +36,15 @@ signed event holding the checkpoint after it, and every tool call goes through t
 gateway under policy. The argument is a workflow file (YAML or JSON), or else the name of
 a playbook built into the binary: ` + strings.Join(playbooks(), ", ") + `.
 
-Agent steps run on the offline node: no model is configured, so each agent records what it
-was given (its task, abilities and inputs) instead of writing an answer.
+An agent step whose agent's model_class is configured calls that model: the call is a
+model_call child run with its prompt and answer as artifacts, made once (a resume or a replay
+reads the recorded answer). Agents with no configured model, and delegated tasks, run on the
+offline node (deterministic mode): each records what it was given (its task, abilities and
+inputs) instead of writing an answer. Every step output, and the run's report, says its mode.
+
+Models come from the models: section of sanad.yaml in the home folder (or --model-config
+FILE), overridden by SANAD_MODEL_<CLASS>=provider:model[@base_url]; each key from the
+environment variable its class's api_key_env names. See sanad models --help.
 
 Exit 0 when the run completed; 1 when it failed, was denied or cancelled, or waits on a
 gate (approve the gate, then resume the run with sanad runs resume RUN); 2 for a workflow
@@ -76,7 +84,7 @@ file that is not valid.`,
 			if err != nil && res.Run == "" {
 				return err
 			}
-			return a.reportRun(res, err)
+			return a.reportRun(res, err, e.mode())
 		},
 	})
 	f := c.Flags()
@@ -92,20 +100,21 @@ type runReport struct {
 	Run    string               `json:"run"`
 	Trace  string               `json:"trace"`
 	Status sanad.RunStatus      `json:"status"`
+	Mode   string               `json:"mode"` // deterministic when no agent has a model, else model
 	Errors []workflow.StepError `json:"errors,omitempty"`
 	Gates  []string             `json:"gates,omitempty"`
 }
 
-// reportRun prints where a run stands and returns nil if it completed,
-// else a failure that says why: err when the engine gave one (a denied
-// run), else the run's own.
-func (a *app) reportRun(res workflow.Result, err error) error {
+// reportRun prints where a run stands and the mode its agents ran in, and
+// returns nil if it completed, else a failure that says why: err when the
+// engine gave one (a denied run), else the run's own.
+func (a *app) reportRun(res workflow.Result, err error, mode string) error {
 	if a.jsonOut {
-		if perr := a.printJSON(runReport{Run: res.Run, Trace: res.Trace, Status: res.Status, Errors: res.Errors, Gates: res.Gates}); perr != nil {
+		if perr := a.printJSON(runReport{Run: res.Run, Trace: res.Trace, Status: res.Status, Mode: mode, Errors: res.Errors, Gates: res.Gates}); perr != nil {
 			return perr
 		}
 	} else {
-		fmt.Fprintf(a.stdout, "run %s %s (trace %s, %d step(s) run)\n", res.Run, res.Status, res.Trace, res.Executed)
+		fmt.Fprintf(a.stdout, "run %s %s in %s mode (trace %s, %d step(s) run)\n", res.Run, res.Status, mode, res.Trace, res.Executed)
 		for _, e := range res.Errors {
 			step := e.Step
 			if step == "" {

@@ -96,7 +96,7 @@ func TestReportRun(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			a := &app{stdout: &out, jsonOut: true}
-			err := a.reportRun(tc.res, nil)
+			err := a.reportRun(tc.res, nil, modeDeterministic)
 			code := exitOK
 			if err != nil {
 				code = exitCode(err)
@@ -107,6 +107,9 @@ func TestReportRun(t *testing.T) {
 			var got map[string]json.RawMessage
 			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 				t.Fatalf("--json printed %q: %v", out.String(), err)
+			}
+			if string(got["mode"]) != `"deterministic"` {
+				t.Errorf("--json printed %s: mode %s, want \"deterministic\"", out.String(), got["mode"])
 			}
 			if _, ok := got["gates"]; ok != (len(tc.res.Gates) > 0) {
 				t.Errorf("--json printed %s: gates present %v, want %v", out.String(), ok, len(tc.res.Gates) > 0)

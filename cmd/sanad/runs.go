@@ -197,7 +197,8 @@ func (a *app) runsResumeCommand() *cobra.Command {
 		Use:   "resume RUN",
 		Short: "Resume a workflow run that stopped before its end (a crash, an interrupt, a gate)",
 		Long: `Resume goes on with a workflow run from its latest checkpoint, never running a completed step
-again. Give it the --policy and --agents the run was started with. Exit codes are those of
+again. Give it the --policy, --agents and --model-config the run was started with; model
+calls already answered are read from the record, not made again. Exit codes are those of
 sanad run; a run that has ended cannot be resumed (exit 1).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -221,7 +222,7 @@ sanad run; a run that has ended cannot be resumed (exit 1).`,
 				}
 				return err
 			}
-			return a.reportRun(res, nil)
+			return a.reportRun(res, nil, e.mode())
 		},
 	})
 	engineFlags(c, &opt)
@@ -244,7 +245,7 @@ func (a *app) runsCancelCommand() *cobra.Command {
 			if _, err := findRun(ctx, h, args[0]); err != nil {
 				return err
 			}
-			e, err := newEngine(h, engineOptions{})
+			e, err := newEngine(h, engineOptions{NoModels: true})
 			if err != nil {
 				return err
 			}
