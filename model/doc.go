@@ -38,4 +38,10 @@
 //
 // API keys are [Secret] values: they never appear in an error, a log record
 // or a Response.
+//
+// A [Recorder] makes each call a model_call child run of the caller's run:
+// the prompt and the response are stored as artifacts and a model.call
+// event signed by the runtime records their hashes, the model, usage,
+// latency and cost. Inside a workflow, StepContext.Generate makes the call
+// an effect, so a resume or a replay reuses the recorded reply.
 package model

@@ -47,7 +47,16 @@
 // next valid transition: the roles decide from the trace alone, so a
 // resumed session records what the stopped one would have.
 //
-// The built-in roles are deterministic and offline; each role is an
-// interface ([Planner], [Executor], [Critic], [Auditor]) a model-backed
-// implementation can fill.
+// # Roles and modes
+//
+// Each role is an interface ([Planner], [Executor], [Critic], [Auditor]).
+// The built-in roles are deterministic and offline, and sessions run them
+// unless the engine is given a model ([Config.Generate]): then the planner
+// ([ModelPlanner]) and the critic ([ModelCritic]) ask it, and the mode the
+// session records when it starts is [ModeModel]. The policy is a floor the
+// model cannot go below: the critic's model can reject, block and challenge
+// more than the thresholds do, never less, and the planner's model proposes
+// only tools the task plans, at the risk the policy gives them. A model's
+// failure stops the session where it stands, never to go on in the other
+// mode; Resume refuses an engine whose mode is not the session's.
 package protocol

@@ -45,6 +45,10 @@ type Config struct {
 	Critic   Critic
 	Auditor  Auditor
 	Mode     string
+	// Generate, when set, makes a nil Planner a [ModelPlanner] and a nil
+	// Critic a [ModelCritic] that ask a model through it, and the mode
+	// [ModeModel]. Nil keeps the deterministic roles.
+	Generate Generate
 	// Concurrency bounds how many approved proposals execute at once (1
 	// when zero: one after the other, in proposal order).
 	Concurrency int
@@ -91,6 +95,15 @@ func New(cfg Config) (*Engine, error) {
 	roster := Roster{}
 	for _, r := range Roles {
 		roster[r] = cmp.Or(cfg.Roster[r], DefaultRoster[r])
+	}
+	if cfg.Generate != nil && (cfg.Planner == nil || cfg.Critic == nil) {
+		if cfg.Planner == nil {
+			cfg.Planner = ModelPlanner{Generate: cfg.Generate}
+		}
+		if cfg.Critic == nil {
+			cfg.Critic = ModelCritic{Generate: cfg.Generate}
+		}
+		cfg.Mode = cmp.Or(cfg.Mode, ModeModel)
 	}
 	cfg.Roster, cfg.Mode = roster, cmp.Or(cfg.Mode, ModeDeterministic)
 	cfg.Planner, cfg.Executor = cmp.Or[Planner](cfg.Planner, TaskPlanner{}), cmp.Or[Executor](cfg.Executor, TaskExecutor{})
@@ -233,7 +246,7 @@ func (e *Engine) Start(ctx context.Context, task *Task, opt Options) (Result, er
 	if err != nil {
 		return Result{Session: run.Record.ID, Trace: run.Record.Trace, State: StateInitialized, Mode: e.cfg.Mode}, err
 	}
-	s.run = run
+	s.run, s.env.Session = run, run
 	e.crash(PointInitialized)
 	return e.drive(ctx, s)
 }
@@ -262,11 +275,16 @@ func (e *Engine) Resume(ctx context.Context, id string) (Result, error) {
 	if rec.Status != sanad.StatusRunning {
 		return s.result(), sanad.Errorf(sanad.CodeConflict, "protocol.resume", "session %s has ended (%s): there is nothing to resume", id, s.t.state)
 	}
+	if s.t.init.Mode != e.cfg.Mode {
+		// Resuming with other roles would switch the session's mode without
+		// a word in its trace.
+		return s.result(), sanad.Errorf(sanad.CodeConflict, "protocol.resume", "session %s runs in mode %s, and this engine's roles are %s: resume it with roles of its mode", id, s.t.init.Mode, e.cfg.Mode)
+	}
 	e.crash(PointResumeLoaded)
 	if err := s.attach(ctx, rec, evs); err != nil {
 		return s.result(), err
 	}
-	s.cause = verr
+	s.cause, s.env.Session = verr, s.run
 	return e.drive(ctx, s)
 }
 
@@ -336,7 +354,8 @@ func (e *Engine) load(ctx context.Context, rec sanad.Run, evs []*ledger.Event) (
 	if err := json.Unmarshal(data, &task); err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "the recorded task")
 	}
-	env := &Env{Task: &task, Thresholds: init.Thresholds, Scope: rec.Scope, Attachments: map[string]sanad.ArtifactRef{}}
+	env := &Env{Task: &task, Thresholds: init.Thresholds, Scope: rec.Scope, Attachments: map[string]sanad.ArtifactRef{},
+		Session: s.run, Roster: init.Roster}
 	inputs := map[string]sanad.ArtifactRef{}
 	for _, r := range rec.Inputs {
 		inputs[r.ID] = r
@@ -363,6 +382,15 @@ func (e *Engine) load(ctx context.Context, rec sanad.Run, evs []*ledger.Event) (
 	env.Read = func(ctx context.Context, ref sanad.ArtifactRef) ([]byte, error) {
 		data, _, err := e.cfg.Artifacts.Get(ctx, ref.ID, rec.Scope)
 		return data, err
+	}
+	env.Input = func(ctx context.Context, intent string) ([]byte, error) {
+		s.mu.Lock()
+		in := s.t.intents[intent]
+		s.mu.Unlock()
+		if in == nil {
+			return nil, sanad.Errorf(sanad.CodeNotFound, op, "the session has no intent %s", intent)
+		}
+		return env.Read(ctx, in.input)
 	}
 	s.env = env
 	return s, nil

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/runs"
 )
 
 // Env is what a role works with in one session: the task, the thresholds
@@ -27,6 +29,13 @@ type Env struct {
 	Risk func(tool string) (string, bool)
 	// Read returns an artifact's content from the session's scope.
 	Read func(ctx context.Context, ref sanad.ArtifactRef) ([]byte, error)
+	// Input returns the stored input a tool intent of the session signed.
+	Input func(ctx context.Context, intent string) ([]byte, error)
+	// Session is the session run: the parent of the runs that record a
+	// role's own calls, such as a model's (see [ModelCall]). Roster names
+	// each role's identity.
+	Session *runs.Run
+	Roster  Roster
 }
 
 // Execution is a tool execution a claim relies on: the intent, the
@@ -110,11 +119,28 @@ var (
 )
 
 // plan returns the plan a proposal carries out: its objective's, or the
-// fallback for a revision.
+// fallback for a revision. A proposal that gives its own tool input (a
+// [ModelPlanner]'s) carries out the objective's plan for its tool, the
+// fallback first for a revision, with that input: the claim is the plan's,
+// and its assertion is checked against what the input produced.
 func plan(env *Env, p ProposalBody) (*Objective, *Plan, error) {
 	o := env.Task.Objective(p.ObjectiveID)
 	if o == nil {
 		return nil, nil, sanad.Errorf(sanad.CodeIntegrity, "protocol.plan", "proposal %s names objective %q, which the task does not have", p.ProposalID, p.ObjectiveID)
+	}
+	if len(p.Input) > 0 {
+		plans := []*Plan{&o.Plan, o.Fallback}
+		if p.Revises != "" {
+			plans[0], plans[1] = plans[1], plans[0]
+		}
+		for _, pl := range plans {
+			if pl != nil && len(p.RequiredTools) == 1 && pl.Tool == p.RequiredTools[0] {
+				own := *pl
+				own.Input = p.Input
+				return o, &own, nil
+			}
+		}
+		return nil, nil, sanad.Errorf(sanad.CodeIntegrity, "protocol.plan", "proposal %s requires %s, which objective %q does not plan", p.ProposalID, strings.Join(p.RequiredTools, ", "), o.ID)
 	}
 	if p.Revises != "" {
 		if o.Fallback == nil {

@@ -118,6 +118,10 @@ type ProposalBody struct {
 	// rejected, its intent blocked, or its execution failed.
 	Revises string `json:"revises,omitempty"`
 	Cause   string `json:"cause,omitempty"`
+	// Input is the tool input the planner proposes, a JSON object, for a
+	// proposal whose planner chose it (a [ModelPlanner]); without it the
+	// executor calls the tool with the input the task plans.
+	Input json.RawMessage `json:"input,omitempty"`
 }
 
 // ProposalReviewBody is the body of protocol.proposal_reviewed.
@@ -297,7 +301,7 @@ var (
 		"required_tools", `{"type":"array","minItems":1,"maxItems":16,"items":`+nameSchema+`}`,
 		"expected_evidence", `{"type":"array","minItems":1,"maxItems":64,"items":`+textSchema+`}`,
 		"min_evidence", `{"type":"integer","minimum":1,"maximum":100}`, "risk", riskSchema,
-		"revises", idSchema("P"), "cause", `{"enum":["rejected","blocked","failed"]}`)
+		"revises", idSchema("P"), "cause", `{"enum":["rejected","blocked","failed"]}`, "input", `{"type":"object"}`)
 	proposalReviewSchema = object("proposal_id status reason", "proposal_id", idSchema("P"),
 		"status", `{"enum":["approved","conditional","rejected"]}`, "reason", textSchema, "conditions", textsSchema)
 	intentSchema = object("intent_id proposal_id tool call_id input_hash risk_class justification attempt",
