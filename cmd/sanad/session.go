@@ -14,6 +14,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/playbook/protocol"
 )
 
@@ -34,14 +35,44 @@ after a crash and decide exactly as it would have. Examples are in examples/sess
 	return c
 }
 
+// sessionModes are the flags that choose a session's roles.
+type sessionModes struct {
+	modelConfig   string
+	deterministic bool
+}
+
+func (m *sessionModes) flags(c *cobra.Command) {
+	c.Flags().StringVar(&m.modelConfig, "model-config", "", "file with the models: section (default: the home's sanad.yaml)")
+	c.Flags().BoolVar(&m.deterministic, "deterministic", false, "use the deterministic planner and critic even when a model is configured")
+}
+
 // sessionEngine returns the session engine over h: the built-in session
-// tools under the session policy.
-func sessionEngine(h *home.Home) (*protocol.Engine, error) {
-	return protocol.New(protocol.Config{Runs: h.Runs, Store: h.DB, Artifacts: h.Artifacts})
+// tools under the session policy. When a reasoning model is configured (and
+// not refused with --deterministic), the planner and the critic ask it,
+// each call recorded as a model_call run of the session; the critic's model
+// can only be stricter than the policy.
+func sessionEngine(h *home.Home, m sessionModes) (*protocol.Engine, error) {
+	cfg := protocol.Config{Runs: h.Runs, Store: h.DB, Artifacts: h.Artifacts}
+	if !m.deterministic {
+		setup, err := loadModels(h.Dir, m.modelConfig, os.Environ())
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := setup.cfg.Classes[model.ClassReasoning]; ok {
+			reg, err := setup.open()
+			if err != nil {
+				return nil, err
+			}
+			rec := &model.Recorder{Runs: h.Runs, Artifacts: h.Artifacts, Registry: reg}
+			cfg.Generate = protocol.Recorded(rec, model.ClassReasoning)
+		}
+	}
+	return protocol.New(cfg)
 }
 
 func (a *app) sessionRunCommand() *cobra.Command {
 	var tenant, caseID string
+	var modes sessionModes
 	c := a.jsonFlag(&cobra.Command{
 		Use:   "run TASK",
 		Short: "Run a session of a task file until it ends",
@@ -65,7 +96,7 @@ session abort); 2 for a task file that is not valid.`,
 				return err
 			}
 			defer h.Close()
-			e, err := sessionEngine(h)
+			e, err := sessionEngine(h, modes)
 			if err != nil {
 				return err
 			}
@@ -76,6 +107,7 @@ session abort); 2 for a task file that is not valid.`,
 			return a.reportSession(res, err)
 		},
 	})
+	modes.flags(c)
 	f := c.Flags()
 	f.StringVar(&tenant, "tenant", "default", "tenant the session acts for")
 	f.StringVar(&caseID, "case", "", "case the session acts on (default: the task's name)")
@@ -101,7 +133,8 @@ func readTask(file string) (*protocol.Task, error) {
 }
 
 func (a *app) sessionResumeCommand() *cobra.Command {
-	return a.jsonFlag(&cobra.Command{
+	var modes sessionModes
+	c := a.jsonFlag(&cobra.Command{
 		Use:   "resume SESSION",
 		Short: "Resume a session that stopped before its end",
 		Long: `Resume reloads the session's trace, checks it (signatures, chain, ordering rules), settles
@@ -119,7 +152,7 @@ session that has ended cannot be resumed (exit 1).`,
 			if _, err := findRun(ctx, h, args[0]); err != nil {
 				return err
 			}
-			e, err := sessionEngine(h)
+			e, err := sessionEngine(h, modes)
 			if err != nil {
 				return err
 			}
@@ -133,6 +166,8 @@ session that has ended cannot be resumed (exit 1).`,
 			return a.reportSession(res, err)
 		},
 	})
+	modes.flags(c)
+	return c
 }
 
 func (a *app) sessionAbortCommand() *cobra.Command {
@@ -154,7 +189,7 @@ abort is recorded; 1 when the session has already ended.`,
 			if _, err := findRun(ctx, h, args[0]); err != nil {
 				return err
 			}
-			e, err := sessionEngine(h)
+			e, err := sessionEngine(h, sessionModes{deterministic: true})
 			if err != nil {
 				return err
 			}
