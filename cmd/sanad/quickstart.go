@@ -12,17 +12,18 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/home"
-	"github.com/sanadhq/sanad/runs"
+	"github.com/sanadhq/sanad/workflow"
 )
 
 func (a *app) quickstartCommand() *cobra.Command {
 	return a.jsonFlag(&cobra.Command{
 		Use:   "quickstart",
-		Short: "Record a small governed trace, export it and verify the bundle (offline)",
-		Long: `Quickstart works on an empty home with no network and no model. It records a demo trace
-in which two agents (an analyst and a reviewer) run as child runs of a workflow, each with
-its authorization decision, signed events and artifacts; exports the trace as a bundle; and
-verifies the bundle offline against the home's log key.`,
+		Short: "Run the due-diligence playbook, replay it, export its trace and verify the bundle (offline)",
+		Long: `Quickstart works on an empty home with no network and no model. It runs the built-in
+due-diligence playbook: six steps by five agents, two at a time, one delegation, one tool call
+through the governed gateway, each step a signed event holding its checkpoint. Then it replays
+the run from its record (the same outputs, no tool or model called), exports the trace as a
+bundle, and verifies the bundle offline against the home's log key.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -31,15 +32,20 @@ verifies the bundle offline against the home's log key.`,
 				return err
 			}
 			defer h.Close()
-			trace, nruns, err := recordDemo(ctx, h)
+			scope := sanad.Scope{Tenant: "demo", Case: "deal-001"}
+			run, err := runDemo(ctx, h, scope)
+			if err != nil {
+				return err
+			}
+			children, err := h.DB.Runs(ctx, run.Trace)
 			if err != nil {
 				return err
 			}
 			if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
 				return err
 			}
-			out := filepath.Join(h.Dir, "exports", trace+".tar.gz")
-			res, err := exportTrace(cmd, h, sanad.Scope{Tenant: "demo", Case: "deal-001"}, trace, out)
+			out := filepath.Join(h.Dir, "exports", run.Trace+".tar.gz")
+			res, err := exportTrace(cmd, h, scope, run.Trace, out)
 			if err != nil {
 				return err
 			}
@@ -58,75 +64,58 @@ verifies the bundle offline against the home's log key.`,
 			}
 			if a.jsonOut {
 				return a.printJSON(map[string]any{
-					"trace": trace, "bundle": out, "verified": true, "mode": "deterministic (no model configured)",
-					"runs": nruns, "events": rep.Events, "artifacts": rep.Artifacts, "tree_size": rep.TreeSize,
+					"run": run.Run, "trace": run.Trace, "status": run.Status, "steps": len(run.Outputs), "replayed": true,
+					"bundle": out, "verified": true, "mode": modeDeterministic,
+					"runs": len(children), "events": rep.Events, "artifacts": rep.Artifacts, "tree_size": rep.TreeSize,
 					"root_hash": base64.StdEncoding.EncodeToString(rep.RootHash), "log_key": logKey,
 					"bundle_sha256": res.SHA256.String(),
 				})
 			}
-			fmt.Fprintf(a.stdout, "Recorded trace %s: %d runs, %d signed events, %d artifacts (deterministic mode: no model configured).\n", trace, nruns, rep.Events, rep.Artifacts)
-			fmt.Fprintf(a.stdout, "Exported it to %s\n", out)
+			fmt.Fprintf(a.stdout, "Ran the due-diligence playbook as run %s: %d steps %s, %d runs, %d signed events, %d artifacts (deterministic mode: no model configured).\n",
+				run.Run, len(run.Outputs), run.Status, len(children), rep.Events, rep.Artifacts)
+			fmt.Fprintf(a.stdout, "Replayed it from its record: the same outputs, and no tool or model called.\n")
+			fmt.Fprintf(a.stdout, "Exported the trace to %s\n", out)
 			fmt.Fprintf(a.stdout, "Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", rep.Checkpoint, rep.TreeSize)
-			fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s ledger show %s\n  sanad verify %s --log-key '%s'\n", h.Dir, trace, out, logKey)
+			fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s runs show %s\n  sanad --home %s ledger show %s\n  sanad verify %s --log-key '%s'\n", h.Dir, run.Run, h.Dir, run.Trace, out, logKey)
 			return nil
 		},
 	})
 }
 
-// recordDemo records a workflow with two agent runs: an analyst who reads a
-// memo and writes a finding, and a reviewer who checks the finding.
-func recordDemo(ctx context.Context, h *home.Home) (trace string, nruns int, err error) {
-	scope := sanad.Scope{Tenant: "demo", Case: "deal-001"}
-	allow := func(reason string) runs.Decision {
-		return runs.Decision{Allow: true, Reason: reason, Rule: "quickstart"}
-	}
-	wf, err := h.Runs.Start(ctx, runs.Spec{
-		Kind: sanad.KindWorkflow, Scope: scope, Agent: "demo-orchestrator", Role: "orchestrator",
-		Request:  map[string]any{"task": "review the target's revenue claim"},
-		Decision: allow("the orchestrator may run workflows in its own case"),
-	})
+// runDemo runs the built-in due-diligence playbook in scope with no model,
+// then replays it and checks the replay gives the same outputs.
+func runDemo(ctx context.Context, h *home.Home, scope sanad.Scope) (workflow.Result, error) {
+	e, err := newEngine(h, engineOptions{NoModels: true})
 	if err != nil {
-		return "", 0, err
+		return workflow.Result{}, err
 	}
-	memo, err := h.Artifacts.Put(ctx, scope, wf.Record.ID, "text/plain; charset=utf-8",
-		[]byte("Board memo, 2026-10-02: FY2025 revenue was 41.2m USD, up 18% on FY2024 (34.9m USD), per audited accounts p.12.\n"))
+	file, data, err := readWorkflow("due-diligence")
 	if err != nil {
-		return "", 0, err
+		return workflow.Result{}, err
 	}
-	analyst, err := h.Runs.Start(ctx, runs.Spec{
-		Kind: sanad.KindAgent, Parent: wf, Scope: scope, Agent: "demo-analyst", Role: "advocate",
-		Inputs: []sanad.ArtifactRef{memo}, Request: map[string]any{"question": "what revenue growth does the memo claim?"},
-		Decision: allow("the analyst may read artifacts of its case"),
-	})
+	d, err := workflow.Parse(file, data)
 	if err != nil {
-		return "", 0, err
+		return workflow.Result{}, err
 	}
-	finding, err := h.Artifacts.Put(ctx, scope, analyst.Record.ID, "application/json",
-		[]byte(`{"claim":"FY2025 revenue grew 18% to 41.2m USD","check":"41.2/34.9-1 = 18.05%","source":"memo p.12"}`+"\n"))
+	res, err := e.start(ctx, d, nil, scope)
+	if err == nil {
+		err = res.Err()
+	}
 	if err != nil {
-		return "", 0, err
+		return res, err
 	}
-	if err := analyst.Complete(ctx, []sanad.ArtifactRef{finding}, map[string]any{"finding": finding.ID}); err != nil {
-		return "", 0, err
-	}
-	reviewer, err := h.Runs.Start(ctx, runs.Spec{
-		Kind: sanad.KindAgent, Parent: wf, Scope: scope, Agent: "demo-reviewer", Role: "sanad_breaker",
-		Inputs: []sanad.ArtifactRef{memo, finding}, Request: map[string]any{"review": finding.ID},
-		Decision: allow("the reviewer may read artifacts of its case"),
-	})
+	wf, err := e.workflow()
 	if err != nil {
-		return "", 0, err
+		return res, err
 	}
-	review, err := h.Artifacts.Put(ctx, scope, reviewer.Record.ID, "application/json",
-		[]byte(`{"verdict":"supported","note":"growth recomputed from the two cited figures; single source (grade B)"}`+"\n"))
+	rep, err := wf.Replay(ctx, res.Run)
 	if err != nil {
-		return "", 0, err
+		return res, err
 	}
-	if err := reviewer.Complete(ctx, []sanad.ArtifactRef{review}, map[string]any{"verdict": "supported"}); err != nil {
-		return "", 0, err
+	for step, out := range res.Outputs {
+		if string(rep.Outputs[step]) != string(out) {
+			return res, sanad.Errorf(sanad.CodeIntegrity, "quickstart", "the replay of step %s gave another output", step)
+		}
 	}
-	if err := wf.Complete(ctx, []sanad.ArtifactRef{finding, review}, map[string]any{"status": "reviewed"}); err != nil {
-		return "", 0, err
-	}
-	return wf.Record.Trace, 3, nil
+	return res, nil
 }
