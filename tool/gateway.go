@@ -502,7 +502,10 @@ func (c *call) execute(ctx context.Context, d policy.Decision) Result {
 	}
 	c.res.InputRef = inRef
 	dec := c.decision(true, string(d.Rule), d.Reason)
-	child, err := g.cfg.Runs.Start(c.rctx, runs.Spec{
+	// The child run's start is queued, not awaited: the next record of the
+	// call (its intent or its first attempt), which is awaited before
+	// anything runs, commits with it or after it.
+	child, _, err := g.cfg.Runs.Begin(c.rctx, runs.Spec{
 		Kind: sanad.KindToolGateway, Parent: c.parent, Scope: c.scope,
 		Agent: c.p.Agent, Role: c.p.Role, PolicyVersions: g.versions,
 		Inputs:   []sanad.ArtifactRef{inRef},
@@ -686,11 +689,22 @@ func (c *call) complete(child *runs.Run, attempt int, inRef, outRef sanad.Artifa
 		CallInfo: c.info, Attempt: attempt, Status: StatusSuccess, ResultHash: "sha256:" + outRef.SHA256,
 		Input: inRef, Output: outRef, ElapsedUS: elapsed,
 	}
-	if _, err := child.Append(c.rctx, TypeCompleted, "", body, []sanad.ArtifactRef{inRef, outRef}); err != nil {
+	// The outcome and the run's end are queued together and awaited once.
+	done, err := child.Enqueue(c.rctx, runs.Event{Type: TypeCompleted, Body: body, Refs: []sanad.ArtifactRef{inRef, outRef}})
+	if err != nil {
 		return c.fail(child, err)
 	}
-	if err := child.Complete(c.rctx, []sanad.ArtifactRef{outRef}, nil); err != nil {
-		return c.result(sanad.ErrorCode(err), "the tool succeeded but its run could not be completed: "+sanad.ErrorMessage(err))
+	end, err := child.Conclude(c.rctx, sanad.StatusCompleted, []sanad.ArtifactRef{outRef}, nil, nil)
+	if err == nil {
+		err = done.Wait()
+	} else if werr := done.Wait(); werr != nil {
+		err = werr
+	}
+	if err == nil {
+		err = end.Wait()
+	}
+	if err != nil {
+		return c.result(sanad.ErrorCode(err), "the tool succeeded but its outcome could not be recorded: "+sanad.ErrorMessage(err))
 	}
 	r := c.res
 	r.Success, r.InputHash, r.ResultHash, r.OutputRef, r.output = true, c.info.InputHash, body.ResultHash, outRef, canonical
