@@ -91,7 +91,7 @@ func New(cfg Config) (*Model, error) {
 	}
 	ep := call.New(call.Endpoint{
 		Provider: provider, Model: cfg.Model, BaseURL: base,
-		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey,
+		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
 		Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
 	})
 	opts := []option.RequestOption{
@@ -119,65 +119,21 @@ func New(cfg Config) (*Model, error) {
 
 // Generate sends req to the Messages API.
 func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
-	const op = "anthropic.generate"
-	if err := req.Validate(); err != nil {
-		return model.Response{}, err
-	}
-	params, err := m.params(req)
-	if err != nil {
-		return model.Response{}, err
-	}
-	ctx, cancel := m.ep.Deadline(ctx)
-	defer cancel()
-	start := m.ep.Now()
-	var resp model.Response
-	err = m.ep.Do(ctx, op, func(ctx context.Context) error {
-		var raw []byte
-		var hr *http.Response
-		_, err := m.messages.New(ctx, params, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
-		if err != nil {
-			return attemptError(err, hr)
-		}
-		if resp, err = parseMessage(raw); err != nil {
-			return m.ep.Invalid(op, "%s", err.Error())
-		}
-		if hr != nil {
-			resp.RequestID = hr.Header.Get(requestIDHeader)
-		}
-		return nil
-	})
-	if err != nil {
-		return model.Response{}, err
-	}
-	m.finish(&resp, req, start)
-	return resp, nil
+	return call.Generate(ctx, m.ep, "anthropic.generate", req, m.params, m.send, parseMessage)
+}
+
+// send makes one attempt at a message.
+func (m *Model) send(ctx context.Context, p sdk.MessageNewParams) ([]byte, *http.Response, error) {
+	var raw []byte
+	var hr *http.Response
+	_, err := m.messages.New(ctx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
+	return raw, hr, err
 }
 
 // Embed fails with INVALID_INPUT: Anthropic has no embeddings API.
 func (m *Model) Embed(context.Context, []string) (model.Embeddings, error) {
 	return model.Embeddings{}, sanad.Errorf(sanad.CodeInvalidInput, "anthropic.embed",
 		"anthropic has no embeddings API: configure the embedding class with an openai-compatible provider")
-}
-
-// attemptError is what one failed attempt reports to call.Do.
-func attemptError(err error, hr *http.Response) error {
-	if hr != nil && hr.StatusCode >= 400 {
-		return call.FromResponse(hr, requestIDHeader)
-	}
-	return err
-}
-
-// finish sets what every reply of m carries.
-func (m *Model) finish(resp *model.Response, req model.Request, start time.Time) {
-	resp.Provider = provider
-	if resp.Model == "" {
-		resp.Model = m.ep.Model
-	}
-	if req.Output != nil && len(resp.ToolCalls) == 0 {
-		resp.Output = model.OutputJSON(resp.Text)
-	}
-	resp.Latency = m.ep.Now().Sub(start)
-	m.ep.RedactResponse(resp)
 }
 
 // params builds the Messages request of req, which is valid.

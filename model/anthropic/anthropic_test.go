@@ -66,8 +66,8 @@ func code(err error) sanad.Code { return sanad.ErrorCode(err) }
 
 func TestRetry429ThenOK(t *testing.T) {
 	srv := serve(t, status(429, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`, "Retry-After", "1"), status(200, okBody, "Request-Id", "req_42"))
-	sleeps := &noSleep{}
-	m := newModel(t, Config{BaseURL: srv.URL, Retry: sleeps.retry()})
+	sleeps := &rt.NoSleep{}
+	m := newModel(t, Config{BaseURL: srv.URL, Retry: sleeps.Retry()})
 	resp, err := m.Generate(context.Background(), hello)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -75,8 +75,8 @@ func TestRetry429ThenOK(t *testing.T) {
 	if resp.Text != "Paris." || resp.RequestID != "req_42" || resp.ID != "msg_1" {
 		t.Errorf("got text %q request id %q id %q", resp.Text, resp.RequestID, resp.ID)
 	}
-	if srv.requests() != 2 || fmt.Sprint(sleeps.waits) != "[1s]" {
-		t.Errorf("got %d requests and waits %v, want 2 and [1s]", srv.requests(), sleeps.waits)
+	if srv.requests() != 2 || fmt.Sprint(sleeps.Waits) != "[1s]" {
+		t.Errorf("got %d requests and waits %v, want 2 and [1s]", srv.requests(), sleeps.Waits)
 	}
 }
 

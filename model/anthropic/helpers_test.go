@@ -1,27 +1,13 @@
 package anthropic
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/sanadhq/sanad/model"
 	rt "github.com/sanadhq/sanad/model/internal/replaytest"
 )
-
-// noSleep is a Retry that records the waits it is asked for instead of
-// waiting.
-type noSleep struct{ waits []time.Duration }
-
-func (n *noSleep) retry() model.Retry {
-	return model.Retry{Sleep: func(ctx context.Context, d time.Duration) error {
-		n.waits = append(n.waits, d)
-		return ctx.Err()
-	}}
-}
 
 func newModel(tb testing.TB, cfg Config) *Model {
 	tb.Helper()
@@ -29,35 +15,13 @@ func newModel(tb testing.TB, cfg Config) *Model {
 		cfg.Model = "claude-sonnet-4-5"
 	}
 	if cfg.Retry.Sleep == nil {
-		cfg.Retry = (&noSleep{}).retry()
+		cfg.Retry = (&rt.NoSleep{}).Retry()
 	}
 	m, err := New(cfg)
 	if err != nil {
 		tb.Fatalf("New: %v", err)
 	}
 	return m
-}
-
-// text returns recorded content as text: a string or a list of text
-// blocks. ok is false when a block is not text.
-func text(v any) (s string, ok bool) {
-	switch v := v.(type) {
-	case nil:
-		return "", true
-	case string:
-		return v, true
-	case []any:
-		var b strings.Builder
-		for _, x := range v {
-			blk, _ := x.(map[string]any)
-			if rt.Str(blk, "type") != "text" {
-				return "", false
-			}
-			b.WriteString(rt.Str(blk, "text"))
-		}
-		return b.String(), true
-	}
-	return "", false
 }
 
 // blocks returns recorded message content as a list of blocks.
@@ -79,7 +43,7 @@ func requestFromBody(body map[string]any) (req model.Request, skip string) {
 	if body["thinking"] != nil {
 		return req, "the recording uses extended thinking, which model.Request does not ask for"
 	}
-	sys, ok := text(body["system"])
+	sys, ok := rt.Text(body["system"])
 	if !ok {
 		return req, "system blocks that are not text"
 	}
@@ -96,7 +60,7 @@ func requestFromBody(body map[string]any) (req model.Request, skip string) {
 			case role == "user" && typ == "text":
 				req.Messages = append(req.Messages, model.Message{Role: model.RoleUser, Content: rt.Str(b, "text")})
 			case role == "user" && typ == "tool_result":
-				content, ok := text(b["content"])
+				content, ok := rt.Text(b["content"])
 				if !ok {
 					return req, "a tool result that is not text"
 				}
@@ -147,7 +111,7 @@ func spell(b map[string]any) string {
 		in, _ := json.Marshal(b["input"])
 		return "tool_use:" + rt.Str(b, "id") + ":" + rt.Str(b, "name") + ":" + canon(in)
 	case "tool_result":
-		t, _ := text(b["content"])
+		t, _ := rt.Text(b["content"])
 		return "tool_result:" + rt.Str(b, "tool_use_id") + ":" + t
 	}
 	return "?" + rt.Str(b, "type")
@@ -168,8 +132,8 @@ func matchBody(got, want map[string]any) string {
 			return fmt.Sprintf("%s: got %v, want %v", k, got[k], want[k])
 		}
 	}
-	gs, _ := text(got["system"])
-	ws, _ := text(want["system"])
+	gs, _ := rt.Text(got["system"])
+	ws, _ := rt.Text(want["system"])
 	if gs != ws {
 		return fmt.Sprintf("system: got %q, want %q", gs, ws)
 	}
@@ -244,27 +208,5 @@ func reply(r map[string]any) model.Response {
 
 // sameReply reports how got differs from want, or "".
 func sameReply(got, want model.Response) string {
-	var diffs []string
-	add := func(field string, g, w any) {
-		if g != w {
-			diffs = append(diffs, fmt.Sprintf("%s: got %v, want %v", field, g, w))
-		}
-	}
-	add("Text", got.Text, want.Text)
-	add("FinishReason", got.FinishReason, want.FinishReason)
-	add("Usage", got.Usage, want.Usage)
-	add("Model", got.Model, want.Model)
-	add("ID", got.ID, want.ID)
-	add("Provider", got.Provider, want.Provider)
-	if len(got.ToolCalls) != len(want.ToolCalls) {
-		diffs = append(diffs, fmt.Sprintf("got %d tool calls, want %d", len(got.ToolCalls), len(want.ToolCalls)))
-	} else {
-		for i, w := range want.ToolCalls {
-			g := got.ToolCalls[i]
-			if g.ID != w.ID || g.Name != w.Name || !rt.SameJSON(g.Arguments, w.Arguments) {
-				diffs = append(diffs, fmt.Sprintf("tool call %d: got %s %s(%s), want %s %s(%s)", i, g.ID, g.Name, g.Arguments, w.ID, w.Name, w.Arguments))
-			}
-		}
-	}
-	return strings.Join(diffs, "; ")
+	return rt.SameReply(got, want, false)
 }

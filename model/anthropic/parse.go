@@ -54,33 +54,10 @@ type (
 	}
 )
 
-// decode reads one JSON object into v, saying what is wrong in words that
-// quote no part of the body.
-func decode(raw []byte, v any, what string) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return fmt.Errorf("the %s is empty", what)
-	}
-	if !json.Valid(raw) {
-		return fmt.Errorf("the %s is not JSON", what)
-	}
-	if raw[0] != '{' {
-		return fmt.Errorf("the %s is not a JSON object", what)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fmt.Errorf("the %s has a %s where %s wants %s", what, te.Value, te.Field, te.Type)
-		}
-		return fmt.Errorf("the %s does not have the expected shape", what)
-	}
-	return nil
-}
-
 // parseMessage reads a Messages API reply.
 func parseMessage(raw []byte) (model.Response, error) {
 	var msg message
-	if err := decode(raw, &msg, "message"); err != nil {
+	if err := call.Decode(raw, &msg, "message"); err != nil {
 		return model.Response{}, err
 	}
 	if msg.Type == "error" || (len(msg.Error) > 0 && string(msg.Error) != "null") {
@@ -176,14 +153,6 @@ func stopReason(r *string, toolCalls bool) model.FinishReason {
 	return model.FinishReason(reason)
 }
 
-// errStreamError is an error event of a stream: the provider failing.
-type errStreamError struct{ msg string }
-
-func (e *errStreamError) Error() string { return "the provider reported an error mid-stream: " + e.msg }
-
-// errUnfinished is a stream that ended before its stop reason.
-var errUnfinished = errors.New("the stream ended before the model finished")
-
 // streamState puts a streamed message together, event by event.
 type streamState struct {
 	acc     model.Accumulator
@@ -205,13 +174,13 @@ func (s *streamState) event(data []byte) (deltas []model.Delta, done bool, err e
 		return nil, false, nil
 	}
 	var ev event
-	if err := decode(data, &ev, "stream event"); err != nil {
+	if err := call.Decode(data, &ev, "stream event"); err != nil {
 		return nil, false, err
 	}
 	switch ev.Type {
 	case "ping":
 	case "error":
-		return nil, false, &errStreamError{call.ProviderMessage(data)}
+		return nil, false, &call.StreamError{Msg: call.ProviderMessage(data)}
 	case "message_start":
 		if ev.Message == nil {
 			return nil, false, errors.New("message_start carries no message")
@@ -291,7 +260,7 @@ func (s *streamState) event(data []byte) (deltas []model.Delta, done bool, err e
 // response returns the whole reply once the stream has ended.
 func (s *streamState) response() (model.Response, error) {
 	if !s.started || s.stop == nil {
-		return model.Response{}, errUnfinished
+		return model.Response{}, call.ErrUnfinished
 	}
 	u, err := s.usage.usage()
 	if err != nil {

@@ -1,27 +1,13 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/sanadhq/sanad/model"
 	rt "github.com/sanadhq/sanad/model/internal/replaytest"
 )
-
-// noSleep is a Retry that records the waits it is asked for instead of
-// waiting.
-type noSleep struct{ waits []time.Duration }
-
-func (n *noSleep) retry() model.Retry {
-	return model.Retry{Sleep: func(ctx context.Context, d time.Duration) error {
-		n.waits = append(n.waits, d)
-		return ctx.Err()
-	}}
-}
 
 func newModel(tb testing.TB, cfg Config) *Model {
 	tb.Helper()
@@ -29,7 +15,7 @@ func newModel(tb testing.TB, cfg Config) *Model {
 		cfg.Model = "gpt-4o-mini"
 	}
 	if cfg.Retry.Sleep == nil {
-		cfg.Retry = (&noSleep{}).retry()
+		cfg.Retry = (&rt.NoSleep{}).Retry()
 	}
 	m, err := New(cfg)
 	if err != nil {
@@ -38,34 +24,12 @@ func newModel(tb testing.TB, cfg Config) *Model {
 	return m
 }
 
-// text returns a recorded message content as text: a string, null, or a
-// list of text parts. ok is false when a part is not text.
-func text(v any) (s string, ok bool) {
-	switch v := v.(type) {
-	case nil:
-		return "", true
-	case string:
-		return v, true
-	case []any:
-		var b strings.Builder
-		for _, p := range v {
-			part, _ := p.(map[string]any)
-			if rt.Str(part, "type") != "text" {
-				return "", false
-			}
-			b.WriteString(rt.Str(part, "text"))
-		}
-		return b.String(), true
-	}
-	return "", false
-}
-
 // requestFromBody builds the model.Request whose Chat Completions body is
 // the recorded one. skip says why a recording cannot be expressed.
 func requestFromBody(body map[string]any) (req model.Request, skip string) {
 	for i, raw := range rt.List(body, "messages") {
 		m, _ := raw.(map[string]any)
-		content, ok := text(m["content"])
+		content, ok := rt.Text(m["content"])
 		if !ok {
 			return req, "the recording sends images or files, which model.Request does not carry"
 		}
@@ -155,8 +119,8 @@ func matchBody(got, want map[string]any) string {
 		if rt.Str(g, "role") != rt.Str(w, "role") {
 			return fmt.Sprintf("message %d: got role %q, want %q", i, rt.Str(g, "role"), rt.Str(w, "role"))
 		}
-		gt, _ := text(g["content"])
-		wt, _ := text(w["content"])
+		gt, _ := rt.Text(g["content"])
+		wt, _ := rt.Text(w["content"])
 		if gt != wt {
 			return fmt.Sprintf("message %d: got content %q, want %q", i, gt, wt)
 		}
@@ -231,28 +195,5 @@ func reply(r map[string]any) model.Response {
 // sameReply reports how got differs from want, or "". A tool call the
 // provider sent without an id must have been given one.
 func sameReply(got, want model.Response) string {
-	var diffs []string
-	add := func(field string, g, w any) {
-		if g != w {
-			diffs = append(diffs, fmt.Sprintf("%s: got %v, want %v", field, g, w))
-		}
-	}
-	add("Text", got.Text, want.Text)
-	add("FinishReason", got.FinishReason, want.FinishReason)
-	add("Usage", got.Usage, want.Usage)
-	add("Model", got.Model, want.Model)
-	add("ID", got.ID, want.ID)
-	add("Provider", got.Provider, want.Provider)
-	if len(got.ToolCalls) != len(want.ToolCalls) {
-		diffs = append(diffs, fmt.Sprintf("got %d tool calls, want %d", len(got.ToolCalls), len(want.ToolCalls)))
-	} else {
-		for i, w := range want.ToolCalls {
-			g := got.ToolCalls[i]
-			idOK := g.ID == w.ID || (w.ID == "" && strings.HasPrefix(g.ID, "call_"))
-			if !idOK || g.Name != w.Name || !rt.SameJSON(g.Arguments, w.Arguments) {
-				diffs = append(diffs, fmt.Sprintf("tool call %d: got %s %s(%s), want %s %s(%s)", i, g.ID, g.Name, g.Arguments, w.ID, w.Name, w.Arguments))
-			}
-		}
-	}
-	return strings.Join(diffs, "; ")
+	return rt.SameReply(got, want, true)
 }

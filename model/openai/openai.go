@@ -98,7 +98,7 @@ func New(cfg Config) (*Model, error) {
 	return &Model{
 		ep: call.New(call.Endpoint{
 			Provider: provider, Model: cfg.Model, BaseURL: base,
-			KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey,
+			KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
 			Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
 		}),
 		chat:            sdk.NewChatCompletionService(opts...),
@@ -109,62 +109,18 @@ func New(cfg Config) (*Model, error) {
 
 // Generate sends req to the Chat Completions API.
 func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
-	const op = "openai.generate"
-	if err := req.Validate(); err != nil {
-		return model.Response{}, err
-	}
-	params, err := m.params(req)
-	if err != nil {
-		return model.Response{}, err
-	}
-	ctx, cancel := m.ep.Deadline(ctx)
-	defer cancel()
-	start := m.ep.Now()
-	var resp model.Response
-	err = m.ep.Do(ctx, op, func(ctx context.Context) error {
-		var raw []byte
-		var hr *http.Response
-		_, err := m.chat.New(ctx, params, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
-		if err != nil {
-			return attemptError(err, hr)
-		}
-		if resp, err = parseCompletion(raw); err != nil {
-			return m.ep.Invalid(op, "%s", err.Error())
-		}
-		if hr != nil {
-			resp.RequestID = hr.Header.Get(requestIDHeader)
-		}
-		return nil
-	})
-	if err != nil {
-		return model.Response{}, err
-	}
-	m.finish(&resp, req, start)
-	return resp, nil
+	return call.Generate(ctx, m.ep, "openai.generate", req, m.params, m.send, parseCompletion)
+}
+
+// send makes one attempt at a chat completion.
+func (m *Model) send(ctx context.Context, p sdk.ChatCompletionNewParams) ([]byte, *http.Response, error) {
+	var raw []byte
+	var hr *http.Response
+	_, err := m.chat.New(ctx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
+	return raw, hr, err
 }
 
 const requestIDHeader = "X-Request-Id"
-
-// attemptError is what one failed attempt reports to call.Do.
-func attemptError(err error, hr *http.Response) error {
-	if hr != nil && hr.StatusCode >= 400 {
-		return call.FromResponse(hr, requestIDHeader)
-	}
-	return err
-}
-
-// finish sets what every reply of m carries.
-func (m *Model) finish(resp *model.Response, req model.Request, start time.Time) {
-	resp.Provider = provider
-	if resp.Model == "" {
-		resp.Model = m.ep.Model
-	}
-	if req.Output != nil && len(resp.ToolCalls) == 0 {
-		resp.Output = model.OutputJSON(resp.Text)
-	}
-	resp.Latency = m.ep.Now().Sub(start)
-	m.ep.RedactResponse(resp)
-}
 
 // params builds the Chat Completions request of req, which is valid.
 func (m *Model) params(req model.Request) (sdk.ChatCompletionNewParams, error) {
@@ -274,7 +230,7 @@ func (m *Model) Embed(ctx context.Context, texts []string) (model.Embeddings, er
 			var hr *http.Response
 			_, err := m.embed.New(ctx, params, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
 			if err != nil {
-				return attemptError(err, hr)
+				return m.ep.AttemptError(err, hr)
 			}
 			if got, err = parseEmbeddings(raw, len(batch)); err != nil {
 				return m.ep.Invalid(op, "%s", err.Error())

@@ -70,8 +70,8 @@ func code(err error) sanad.Code { return sanad.ErrorCode(err) }
 
 func TestRetry429ThenOK(t *testing.T) {
 	srv := serve(t, status(429, `{"error":{"message":"Rate limit reached"}}`, "Retry-After", "1"), status(200, okBody))
-	sleeps := &noSleep{}
-	m := newModel(t, Config{BaseURL: srv.URL + "/v1", Retry: sleeps.retry()})
+	sleeps := &rt.NoSleep{}
+	m := newModel(t, Config{BaseURL: srv.URL + "/v1", Retry: sleeps.Retry()})
 	resp, err := m.Generate(context.Background(), hello)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
@@ -82,8 +82,8 @@ func TestRetry429ThenOK(t *testing.T) {
 	if got := srv.requests(); got != 2 {
 		t.Errorf("got %d requests, want 2", got)
 	}
-	if want := []time.Duration{time.Second}; fmt.Sprint(sleeps.waits) != fmt.Sprint(want) {
-		t.Errorf("slept %v, want %v (the Retry-After)", sleeps.waits, want)
+	if want := []time.Duration{time.Second}; fmt.Sprint(sleeps.Waits) != fmt.Sprint(want) {
+		t.Errorf("slept %v, want %v (the Retry-After)", sleeps.Waits, want)
 	}
 }
 
@@ -103,15 +103,15 @@ func TestRetryAfterForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t, status(503, `{}`, tt.header...), status(200, okBody))
-			sleeps := &noSleep{}
-			r := sleeps.retry()
+			sleeps := &rt.NoSleep{}
+			r := sleeps.Retry()
 			r.Now = func() time.Time { return now }
 			m := newModel(t, Config{BaseURL: srv.URL, Retry: r})
 			if _, err := m.Generate(context.Background(), hello); err != nil {
 				t.Fatalf("Generate: %v", err)
 			}
-			if len(sleeps.waits) != 1 || sleeps.waits[0] != tt.want {
-				t.Errorf("slept %v, want [%v]", sleeps.waits, tt.want)
+			if len(sleeps.Waits) != 1 || sleeps.Waits[0] != tt.want {
+				t.Errorf("slept %v, want [%v]", sleeps.Waits, tt.want)
 			}
 		})
 	}
@@ -119,8 +119,8 @@ func TestRetryAfterForms(t *testing.T) {
 
 func TestRetry500Exhausted(t *testing.T) {
 	srv := serve(t, status(500, `{"error":{"message":"The server had an error"}}`))
-	sleeps := &noSleep{}
-	m := newModel(t, Config{BaseURL: srv.URL, Retry: sleeps.retry()})
+	sleeps := &rt.NoSleep{}
+	m := newModel(t, Config{BaseURL: srv.URL, Retry: sleeps.Retry()})
 	_, err := m.Generate(context.Background(), hello)
 	if code(err) != sanad.CodeDependencyDown || !sanad.IsRetryable(err) {
 		t.Fatalf("got %v (code %s, retryable %v), want a retryable DEPENDENCY_DOWN", err, code(err), sanad.IsRetryable(err))
@@ -128,8 +128,8 @@ func TestRetry500Exhausted(t *testing.T) {
 	if got := srv.requests(); got != 3 {
 		t.Errorf("got %d requests, want 3", got)
 	}
-	if want := []time.Duration{500 * time.Millisecond, time.Second}; fmt.Sprint(sleeps.waits) != fmt.Sprint(want) {
-		t.Errorf("slept %v, want %v", sleeps.waits, want)
+	if want := []time.Duration{500 * time.Millisecond, time.Second}; fmt.Sprint(sleeps.Waits) != fmt.Sprint(want) {
+		t.Errorf("slept %v, want %v", sleeps.Waits, want)
 	}
 	if !strings.Contains(err.Error(), "after 3 attempts") || !strings.Contains(err.Error(), "The server had an error") {
 		t.Errorf("message %q should count the attempts and quote the provider", err)
@@ -157,7 +157,7 @@ func TestRetryFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t, tt.steps...)
-			r := (&noSleep{}).retry()
+			r := (&rt.NoSleep{}).Retry()
 			r.MaxRetries = tt.maxRetry
 			m := newModel(t, Config{BaseURL: srv.URL, Retry: r, APIKey: "sk-test-key-000000", APIKeyEnv: "OPENAI_API_KEY"})
 			_, err := m.Generate(context.Background(), hello)

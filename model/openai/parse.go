@@ -50,33 +50,10 @@ type (
 	}
 )
 
-// decode reads one JSON object into v, saying what is wrong in words that
-// quote no part of the body.
-func decode(raw []byte, v any, what string) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return fmt.Errorf("the %s is empty", what)
-	}
-	if !json.Valid(raw) {
-		return fmt.Errorf("the %s is not JSON", what)
-	}
-	if raw[0] != '{' {
-		return fmt.Errorf("the %s is not a JSON object", what)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return fmt.Errorf("the %s has a %s where %s wants %s", what, te.Value, te.Field, te.Type)
-		}
-		return fmt.Errorf("the %s does not have the expected shape", what)
-	}
-	return nil
-}
-
 // parseCompletion reads a chat completion.
 func parseCompletion(raw []byte) (model.Response, error) {
 	var c completion
-	if err := decode(raw, &c, "completion"); err != nil {
+	if err := call.Decode(raw, &c, "completion"); err != nil {
 		return model.Response{}, err
 	}
 	if len(c.Choices) == 0 {
@@ -170,14 +147,6 @@ func finishReason(r *string, toolCalls, refused bool) model.FinishReason {
 	return model.FinishReason(reason)
 }
 
-// errStreamError is a stream chunk that reports the provider's failure.
-type errStreamError struct{ msg string }
-
-func (e *errStreamError) Error() string { return "the provider reported an error mid-stream: " + e.msg }
-
-// errUnfinished is a stream that ended before a finish reason.
-var errUnfinished = errors.New("the stream ended before the model finished")
-
 // streamState puts a streamed completion together, chunk by chunk.
 type streamState struct {
 	acc      model.Accumulator
@@ -203,11 +172,11 @@ func (s *streamState) chunk(data []byte) (deltas []model.Delta, done bool, err e
 		return nil, true, nil
 	}
 	var c completion
-	if err := decode(data, &c, "stream chunk"); err != nil {
+	if err := call.Decode(data, &c, "stream chunk"); err != nil {
 		return nil, false, err
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
-		return nil, false, &errStreamError{call.ProviderMessage(data)}
+		return nil, false, &call.StreamError{Msg: call.ProviderMessage(data)}
 	}
 	if c.ID != "" {
 		s.id = c.ID
@@ -281,7 +250,7 @@ func (s *streamState) ordinal(tc toolCall) int {
 // response returns the whole reply once the stream has ended.
 func (s *streamState) response() (model.Response, error) {
 	if s.finish == nil {
-		return model.Response{}, errUnfinished
+		return model.Response{}, call.ErrUnfinished
 	}
 	u, err := s.usage.usage()
 	if err != nil {
@@ -318,7 +287,7 @@ type embeddings struct {
 // parseEmbeddings reads the answer to an embeddings request of n texts.
 func parseEmbeddings(raw []byte, n int) (model.Embeddings, error) {
 	var e embeddings
-	if err := decode(raw, &e, "embeddings answer"); err != nil {
+	if err := call.Decode(raw, &e, "embeddings answer"); err != nil {
 		return model.Embeddings{}, err
 	}
 	if len(e.Data) != n {

@@ -1,7 +1,8 @@
 // Package call is what the provider adapters of model share: the retry loop
 // with its Retry-After handling, the deadline of a call, the mapping of
-// failures onto sanad error codes, and the redaction of the API key from
-// everything a call returns or logs.
+// failures onto sanad error codes, the redaction of the API key from
+// everything a call returns or logs, and the loops of a whole or streamed
+// call around the provider's own request and answer shapes.
 package call
 
 import (
@@ -31,9 +32,11 @@ type Endpoint struct {
 	BaseURL  string
 	KeyEnv   string       // the environment variable that held Key, named in auth errors
 	Key      model.Secret // redacted from every message
-	Retry    model.Retry
-	Timeout  time.Duration // negative: no deadline of its own
-	Logger   *slog.Logger
+	// RequestIDHeader is where the provider puts the id of a request.
+	RequestIDHeader string
+	Retry           model.Retry
+	Timeout         time.Duration // negative: no deadline of its own
+	Logger          *slog.Logger
 }
 
 // New returns e with its defaults set.
