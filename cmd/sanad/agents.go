@@ -8,12 +8,7 @@ import (
 )
 
 func (a *app) agentsCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "agents",
-		Short: "List agents and choose one for a task",
-	}
-	c.AddCommand(a.agentsListCommand(), a.agentsSelectCommand())
-	return c
+	return group("agents", "List agents and choose one for a task", a.agentsListCommand(), a.agentsSelectCommand())
 }
 
 func (a *app) agentsListCommand() *cobra.Command {
@@ -28,21 +23,19 @@ func (a *app) agentsListCommand() *cobra.Command {
 				return err
 			}
 			ps := reg.List()
-			if a.jsonOut {
-				return a.printJSON(ps)
-			}
-			for _, p := range ps {
-				state := "enabled"
-				if !p.Enabled {
-					state = "disabled"
+			return a.report(ps, func() {
+				for _, p := range ps {
+					state := "enabled"
+					if !p.Enabled {
+						state = "disabled"
+					}
+					tools := strings.Join(p.PermittedTools, ",")
+					if tools == "" {
+						tools = "-"
+					}
+					fmt.Fprintf(a.stdout, "%-16s role %-16s model %-10s %-8s tools %s\n", p.ID, p.Role, p.ModelClass, state, tools)
 				}
-				tools := strings.Join(p.PermittedTools, ",")
-				if tools == "" {
-					tools = "-"
-				}
-				fmt.Fprintf(a.stdout, "%-16s role %-16s model %-10s %-8s tools %s\n", p.ID, p.Role, p.ModelClass, state, tools)
-			}
-			return nil
+			})
 		},
 	})
 	c.Flags().StringVar(&dir, "agents", "", "folder of agent profiles, with abilities/ (default: the example agents)")
@@ -78,13 +71,11 @@ that matches takes 0.5 off. When no agent matches, the answer is the standard ag
 					out[i].Reasons = []string{}
 				}
 			}
-			if a.jsonOut {
-				return a.printJSON(out)
-			}
-			for _, m := range out {
-				fmt.Fprintf(a.stdout, "%.2f  %s  (%s)\n", m.Confidence, m.Agent, strings.Join(m.Reasons, "; "))
-			}
-			return nil
+			return a.report(out, func() {
+				for _, m := range out {
+					fmt.Fprintf(a.stdout, "%.2f  %s  (%s)\n", m.Confidence, m.Agent, strings.Join(m.Reasons, "; "))
+				}
+			})
 		},
 	})
 	c.Flags().StringVar(&dir, "agents", "", "folder of agent profiles, with abilities/ (default: the example agents)")

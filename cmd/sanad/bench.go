@@ -11,12 +11,8 @@ import (
 )
 
 func (a *app) benchCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "bench",
-		Short: "Measure sanad against limits measured in the same run",
-	}
-	c.AddCommand(a.benchLedgerCommand(), a.benchGatewayCommand(), a.benchWorkflowCommand(), a.benchCrashCommand(), a.crashChildCommand())
-	return c
+	return group("bench", "Measure sanad against limits measured in the same run",
+		a.benchLedgerCommand(), a.benchGatewayCommand(), a.benchWorkflowCommand(), a.benchCrashCommand(), a.crashChildCommand())
 }
 
 func (a *app) benchLedgerCommand() *cobra.Command {
@@ -30,24 +26,15 @@ ed25519 sign and verify rates on all cores in the same run. ratio = appends_per_
 raw_signs_per_s; verify_ratio = verifies_per_s / raw_verifies_per_s.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, cleanup, err := benchDir()
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			cfg.Dir = dir
-			res, err := bench.Ledger(cmd.Context(), cfg)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(res)
-			}
-			fmt.Fprintf(a.stdout, "appends:  %.0f/s durable, signed (%d events, %d writers, synchronous=%s)\n", res.AppendsPerS, res.Events, res.Writers, res.Synchronous)
-			fmt.Fprintf(a.stdout, "raw sign: %.0f/s on %d cores   ratio %.2f\n", res.RawSignsPerS, res.GOMAXPROCS, res.Ratio)
-			fmt.Fprintf(a.stdout, "verify:   %.0f/s full ledger verification\n", res.VerifiesPerS)
-			fmt.Fprintf(a.stdout, "raw verify: %.0f/s   verify_ratio %.2f\n", res.RawVerifiesPerS, res.VerifyRatio)
-			return nil
+			return runBench(a, func(dir string) (bench.LedgerResult, error) {
+				cfg.Dir = dir
+				return bench.Ledger(cmd.Context(), cfg)
+			}, func(res bench.LedgerResult) {
+				fmt.Fprintf(a.stdout, "appends:  %.0f/s durable, signed (%d events, %d writers, synchronous=%s)\n", res.AppendsPerS, res.Events, res.Writers, res.Synchronous)
+				fmt.Fprintf(a.stdout, "raw sign: %.0f/s on %d cores   ratio %.2f\n", res.RawSignsPerS, res.GOMAXPROCS, res.Ratio)
+				fmt.Fprintf(a.stdout, "verify:   %.0f/s full ledger verification\n", res.VerifiesPerS)
+				fmt.Fprintf(a.stdout, "raw verify: %.0f/s   verify_ratio %.2f\n", res.RawVerifiesPerS, res.VerifyRatio)
+			})
 		},
 	})
 	c.Flags().DurationVar(&cfg.Duration, "duration", 3*time.Second, "how long each phase runs")
@@ -67,26 +54,32 @@ input and output artifacts, signed events), then a policy decision alone and an 
 validation alone, and prints their medians in microseconds.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, cleanup, err := benchDir()
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			cfg.Dir = dir
-			res, err := bench.Gateway(cmd.Context(), cfg)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(res)
-			}
-			fmt.Fprintf(a.stdout, "call p50 %.0f µs (p99 %.0f µs, %.1f events per call)\ndecision p50 %.2f µs\nschema validation p50 %.2f µs\n",
-				res.CallP50us, res.CallP99us, res.EventsPerCall, res.DecisionP50us, res.SchemaValidateP50us)
-			return nil
+			return runBench(a, func(dir string) (bench.GatewayResult, error) {
+				cfg.Dir = dir
+				return bench.Gateway(cmd.Context(), cfg)
+			}, func(res bench.GatewayResult) {
+				fmt.Fprintf(a.stdout, "call p50 %.0f µs (p99 %.0f µs, %.1f events per call)\ndecision p50 %.2f µs\nschema validation p50 %.2f µs\n",
+					res.CallP50us, res.CallP99us, res.EventsPerCall, res.DecisionP50us, res.SchemaValidateP50us)
+			})
 		},
 	})
 	c.Flags().IntVar(&cfg.Calls, "calls", 300, "gateway calls to time")
 	return c
+}
+
+// runBench runs a benchmark in a temporary home, removed after it, and
+// prints its result: as JSON with --json, else with text.
+func runBench[R any](a *app, run func(dir string) (R, error), text func(R)) error {
+	dir, cleanup, err := benchDir()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	res, err := run(dir)
+	if err != nil {
+		return err
+	}
+	return a.report(res, func() { text(res) })
 }
 
 // benchDir makes a temporary home for a benchmark and returns a function

@@ -24,23 +24,14 @@ returns only once all its events are durable. step_us_p50 is the median over run
 run's wall time divided by its steps.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, cleanup, err := benchDir()
-			if err != nil {
-				return err
-			}
-			defer cleanup()
-			cfg.Dir = dir
-			res, err := bench.Workflow(cmd.Context(), cfg)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(res)
-			}
-			fmt.Fprintf(a.stdout, "step p50 %.1f µs (p99 %.1f µs), %d steps in %d runs of %d, %d at once, %.2f events per step\n",
-				res.StepP50us, res.StepP99us, res.Steps, res.Runs, res.StepsPerRun, res.Concurrency, res.EventsPerStep)
-			fmt.Fprintf(a.stdout, "throughput %.1f µs per step (synchronous=%s); one raw ed25519 signature %.1f µs\n", res.StepThroughputUS, res.Synchronous, res.RawSignUS)
-			return nil
+			return runBench(a, func(dir string) (bench.WorkflowResult, error) {
+				cfg.Dir = dir
+				return bench.Workflow(cmd.Context(), cfg)
+			}, func(res bench.WorkflowResult) {
+				fmt.Fprintf(a.stdout, "step p50 %.1f µs (p99 %.1f µs), %d steps in %d runs of %d, %d at once, %.2f events per step\n",
+					res.StepP50us, res.StepP99us, res.Steps, res.Runs, res.StepsPerRun, res.Concurrency, res.EventsPerStep)
+				fmt.Fprintf(a.stdout, "throughput %.1f µs per step (synchronous=%s); one raw ed25519 signature %.1f µs\n", res.StepThroughputUS, res.Synchronous, res.RawSignUS)
+			})
 		},
 	})
 	c.Flags().IntVar(&cfg.Runs, "runs", 200, "workflow runs to time")

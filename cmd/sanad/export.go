@@ -25,20 +25,15 @@ governed run recorded in the ledger (export.authorized, export.assembled, export
 			if out == "" {
 				return usagef("export needs -o FILE")
 			}
-			h, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			res, err := exportTrace(cmd, h, sanad.Scope{Tenant: tenant}, args[0], out)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"bundle": out, "result": res})
-			}
-			fmt.Fprintf(a.stdout, "exported %d events and %d artifacts of %s to %s (%s)\n", res.Events, res.Artifacts, res.Trace, out, res.SHA256)
-			return nil
+			return a.withHome(cmd.Context(), func(h *home.Home) error {
+				res, err := exportTrace(cmd, h, sanad.Scope{Tenant: tenant}, args[0], out)
+				if err != nil {
+					return err
+				}
+				return a.report(map[string]any{"bundle": out, "result": res}, func() {
+					fmt.Fprintf(a.stdout, "exported %d events and %d artifacts of %s to %s (%s)\n", res.Events, res.Artifacts, res.Trace, out, res.SHA256)
+				})
+			})
 		},
 	})
 	c.Flags().StringVarP(&out, "output", "o", "", "bundle file to write")
@@ -97,16 +92,14 @@ issuing home); without it the bundle is checked against the key it carries.`,
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"verified": true, "report": rep})
-			}
-			pin := "the bundle's own log key"
-			if rep.LogPinned {
-				pin = "the pinned log key"
-			}
-			fmt.Fprintf(a.stdout, "verified: trace %s, %d events, %d artifacts, checkpoint %s size %d signed by %s\n",
-				rep.Trace, rep.Events, rep.Artifacts, rep.Checkpoint, rep.TreeSize, pin)
-			return nil
+			return a.report(map[string]any{"verified": true, "report": rep}, func() {
+				pin := "the bundle's own log key"
+				if rep.LogPinned {
+					pin = "the pinned log key"
+				}
+				fmt.Fprintf(a.stdout, "verified: trace %s, %d events, %d artifacts, checkpoint %s size %d signed by %s\n",
+					rep.Trace, rep.Events, rep.Artifacts, rep.Checkpoint, rep.TreeSize, pin)
+			})
 		},
 	})
 	c.Flags().StringVar(&logKey, "log-key", "", "pin the checkpoint verifier key")

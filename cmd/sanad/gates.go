@@ -6,17 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad/gate"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/runs"
 )
 
 func (a *app) gatesCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "gates",
-		Short: "List and resolve human review gates",
-	}
-	c.AddCommand(a.gatesListCommand(), a.gatesResolveCommand(true), a.gatesResolveCommand(false))
-	return c
+	return group("gates", "List and resolve human review gates",
+		a.gatesListCommand(), a.gatesResolveCommand(true), a.gatesResolveCommand(false))
 }
 
 func (a *app) gatesListCommand() *cobra.Command {
@@ -33,25 +30,20 @@ func (a *app) gatesListCommand() *cobra.Command {
 			default:
 				return usagef("--status is open, approved, rejected or all")
 			}
-			h, err := a.openRead(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			gs, err := h.DB.Gates(cmd.Context(), gate.Status(status))
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
+			return a.withHomeRead(cmd.Context(), func(h *home.Home) error {
+				gs, err := h.DB.Gates(cmd.Context(), gate.Status(status))
+				if err != nil {
+					return err
+				}
 				if gs == nil {
 					gs = []gate.Gate{}
 				}
-				return a.printJSON(gs)
-			}
-			for _, g := range gs {
-				fmt.Fprintf(a.stdout, "%s  %-8s %-16s needs %-12s run %s: %s\n", g.GateID, g.Status, g.Kind, g.RequiredRole, g.Run, g.Reason)
-			}
-			return nil
+				return a.report(gs, func() {
+					for _, g := range gs {
+						fmt.Fprintf(a.stdout, "%s  %-8s %-16s needs %-12s run %s: %s\n", g.GateID, g.Status, g.Kind, g.RequiredRole, g.Run, g.Reason)
+					}
+				})
+			})
 		},
 	})
 	c.Flags().StringVar(&status, "status", "open", "open, approved, rejected or all")
@@ -76,21 +68,16 @@ func (a *app) gatesResolveCommand(approve bool) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			h, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			svc := &gate.Service{Runs: h.Runs, Store: h.DB, Roles: set}
-			g, err := svc.Resolve(cmd.Context(), args[0], runs.Principal{Agent: as, Role: role}, approve, note)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(g)
-			}
-			fmt.Fprintf(a.stdout, "gate %s %s by %s\n", g.GateID, g.Status, as)
-			return nil
+			return a.withHome(cmd.Context(), func(h *home.Home) error {
+				svc := &gate.Service{Runs: h.Runs, Store: h.DB, Roles: set}
+				g, err := svc.Resolve(cmd.Context(), args[0], runs.Principal{Agent: as, Role: role}, approve, note)
+				if err != nil {
+					return err
+				}
+				return a.report(g, func() {
+					fmt.Fprintf(a.stdout, "gate %s %s by %s\n", g.GateID, g.Status, as)
+				})
+			})
 		},
 	})
 	f := c.Flags()

@@ -8,16 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad/canon"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
 )
 
 func (a *app) ledgerCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "ledger",
-		Short: "Inspect and verify the ledger of the home",
-	}
-	c.AddCommand(a.ledgerVerifyCommand(), a.ledgerShowCommand(), a.ledgerCheckpointCommand(), a.ledgerKeyCommand(), a.ledgerProofCommand())
-	return c
+	return group("ledger", "Inspect and verify the ledger of the home",
+		a.ledgerVerifyCommand(), a.ledgerShowCommand(), a.ledgerCheckpointCommand(), a.ledgerKeyCommand(), a.ledgerProofCommand())
 }
 
 func (a *app) ledgerVerifyCommand() *cobra.Command {
@@ -31,25 +28,20 @@ the log's root at its size; for one trace, each event's inclusion and every chec
 consistency. Exit 1 with the first failure on stderr.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
 			trace := ""
 			if len(args) == 1 {
 				trace = args[0]
 			}
-			rep, err := h.Ledger.Verify(cmd.Context(), trace)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"verified": true, "report": rep})
-			}
-			fmt.Fprintf(a.stdout, "verified: %d events in %d trace(s); tree size %d, root %s; %d checkpoint(s)\n",
-				rep.Events, rep.Traces, rep.TreeSize, base64.StdEncoding.EncodeToString(rep.RootHash), rep.Checkpoints)
-			return nil
+			return a.withHome(cmd.Context(), func(h *home.Home) error {
+				rep, err := h.Ledger.Verify(cmd.Context(), trace)
+				if err != nil {
+					return err
+				}
+				return a.report(map[string]any{"verified": true, "report": rep}, func() {
+					fmt.Fprintf(a.stdout, "verified: %d events in %d trace(s); tree size %d, root %s; %d checkpoint(s)\n",
+						rep.Events, rep.Traces, rep.TreeSize, base64.StdEncoding.EncodeToString(rep.RootHash), rep.Checkpoints)
+				})
+			})
 		},
 	})
 }
@@ -60,34 +52,31 @@ func (a *app) ledgerShowCommand() *cobra.Command {
 		Short: "Print a trace's events (JSON Lines with --json)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := a.openRead(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			w := bufio.NewWriter(a.stdout)
-			defer w.Flush()
-			n := 0
-			err = h.DB.ReadTrace(cmd.Context(), args[0], 0, func(s ledger.Stored) error {
-				n++
-				if a.jsonOut {
-					w.Write(s.Raw)
-					return w.WriteByte('\n')
-				}
-				ev, err := ledger.Decode(s.Raw)
+			return a.withHomeRead(cmd.Context(), func(h *home.Home) error {
+				w := bufio.NewWriter(a.stdout)
+				defer w.Flush()
+				n := 0
+				err := h.DB.ReadTrace(cmd.Context(), args[0], 0, func(s ledger.Stored) error {
+					n++
+					if a.jsonOut {
+						w.Write(s.Raw)
+						return w.WriteByte('\n')
+					}
+					ev, err := ledger.Decode(s.Raw)
+					if err != nil {
+						return fmt.Errorf("seq %d: %w", n, err)
+					}
+					fmt.Fprintf(w, "%4d  %s  %-20s %-26s %s\n", ev.Seq, ev.Time.Format("2006-01-02T15:04:05.000Z"), ev.Type, ev.Actor.Agent, ev.Run)
+					return nil
+				})
 				if err != nil {
-					return fmt.Errorf("seq %d: %w", n, err)
+					return err
 				}
-				fmt.Fprintf(w, "%4d  %s  %-20s %-26s %s\n", ev.Seq, ev.Time.Format("2006-01-02T15:04:05.000Z"), ev.Type, ev.Actor.Agent, ev.Run)
+				if n == 0 {
+					return usagef("trace %q has no events", args[0])
+				}
 				return nil
 			})
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return usagef("trace %q has no events", args[0])
-			}
-			return nil
 		},
 	})
 }
@@ -98,17 +87,14 @@ func (a *app) ledgerCheckpointCommand() *cobra.Command {
 		Short: "Print a signed checkpoint of the log (C2SP tlog-checkpoint signed note)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := a.open(cmd.Context())
-			if err != nil {
+			return a.withHome(cmd.Context(), func(h *home.Home) error {
+				signed, _, err := h.Ledger.Checkpoint(cmd.Context())
+				if err != nil {
+					return err
+				}
+				_, err = a.stdout.Write(signed)
 				return err
-			}
-			defer h.Close()
-			signed, _, err := h.Ledger.Checkpoint(cmd.Context())
-			if err != nil {
-				return err
-			}
-			_, err = a.stdout.Write(signed)
-			return err
+			})
 		},
 	}
 }
@@ -119,17 +105,14 @@ func (a *app) ledgerKeyCommand() *cobra.Command {
 		Short: "Print the checkpoint verifier key (<name>+<hash>+<base64>, as note.NewVerifier reads it)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			k, err := h.Ledger.VerifierKey()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(a.stdout, k)
-			return nil
+			return a.withHome(cmd.Context(), func(h *home.Home) error {
+				k, err := h.Ledger.VerifierKey()
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout, k)
+				return nil
+			})
 		},
 	}
 }
@@ -144,28 +127,23 @@ func (a *app) ledgerProofCommand() *cobra.Command {
 			if err != nil {
 				return usagef("%v", err)
 			}
-			h, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			_, cp, err := h.Ledger.Checkpoint(cmd.Context())
-			if err != nil {
-				return err
-			}
-			p, err := h.Ledger.Prove(cmd.Context(), d, cp)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(p)
-			}
-			fmt.Fprintf(a.stdout, "leaf %d of %d\nleaf hash %s\nroot hash %s\n", p.LeafIndex, p.TreeSize,
-				base64.StdEncoding.EncodeToString(p.LeafHash), base64.StdEncoding.EncodeToString(p.RootHash))
-			for _, n := range p.Proof {
-				fmt.Fprintln(a.stdout, base64.StdEncoding.EncodeToString(n))
-			}
-			return nil
+			return a.withHome(cmd.Context(), func(h *home.Home) error {
+				_, cp, err := h.Ledger.Checkpoint(cmd.Context())
+				if err != nil {
+					return err
+				}
+				p, err := h.Ledger.Prove(cmd.Context(), d, cp)
+				if err != nil {
+					return err
+				}
+				return a.report(p, func() {
+					fmt.Fprintf(a.stdout, "leaf %d of %d\nleaf hash %s\nroot hash %s\n", p.LeafIndex, p.TreeSize,
+						base64.StdEncoding.EncodeToString(p.LeafHash), base64.StdEncoding.EncodeToString(p.RootHash))
+					for _, n := range p.Proof {
+						fmt.Fprintln(a.stdout, base64.StdEncoding.EncodeToString(n))
+					}
+				})
+			})
 		},
 	})
 }

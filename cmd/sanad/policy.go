@@ -12,12 +12,7 @@ import (
 )
 
 func (a *app) policyCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "policy",
-		Short: "Check policy files and decisions",
-	}
-	c.AddCommand(a.policyCheckCommand())
-	return c
+	return group("policy", "Check policy files and decisions", a.policyCheckCommand())
 }
 
 func (a *app) policyCheckCommand() *cobra.Command {
@@ -71,15 +66,13 @@ Without --action, a lane check answers whether the role is one of the lane's cal
 			if d.Source != "" {
 				out["source"] = d.Source
 			}
-			if a.jsonOut {
-				return a.printJSON(out)
-			}
-			verdict := "deny"
-			if d.Allow {
-				verdict = "allow"
-			}
-			fmt.Fprintf(a.stdout, "%s: %s\n", verdict, d.Reason)
-			return nil
+			return a.report(out, func() {
+				verdict := "deny"
+				if d.Allow {
+					verdict = "allow"
+				}
+				fmt.Fprintf(a.stdout, "%s: %s\n", verdict, d.Reason)
+			})
 		},
 	})
 	f := c.Flags()

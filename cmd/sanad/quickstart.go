@@ -27,57 +27,54 @@ bundle, and verifies the bundle offline against the home's log key.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			scope := sanad.Scope{Tenant: "demo", Case: "deal-001"}
-			run, err := runDemo(ctx, h, scope)
-			if err != nil {
-				return err
-			}
-			children, err := h.DB.Runs(ctx, run.Trace)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
-				return err
-			}
-			out := filepath.Join(h.Dir, "exports", run.Trace+".tar.gz")
-			res, err := exportTrace(cmd, h, scope, run.Trace, out)
-			if err != nil {
-				return err
-			}
-			logKey, err := h.Ledger.VerifierKey()
-			if err != nil {
-				return err
-			}
-			f, err := os.Open(out)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			rep, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKey: logKey})
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{
-					"run": run.Run, "trace": run.Trace, "status": run.Status, "steps": len(run.Outputs), "replayed": true,
-					"bundle": out, "verified": true, "mode": modeDeterministic,
-					"runs": len(children), "events": rep.Events, "artifacts": rep.Artifacts, "tree_size": rep.TreeSize,
-					"root_hash": base64.StdEncoding.EncodeToString(rep.RootHash), "log_key": logKey,
-					"bundle_sha256": res.SHA256.String(),
-				})
-			}
-			fmt.Fprintf(a.stdout, "Ran the due-diligence playbook as run %s: %d steps %s, %d runs, %d signed events, %d artifacts (deterministic mode: no model configured).\n",
-				run.Run, len(run.Outputs), run.Status, len(children), rep.Events, rep.Artifacts)
-			fmt.Fprintf(a.stdout, "Replayed it from its record: the same outputs, and no tool or model called.\n")
-			fmt.Fprintf(a.stdout, "Exported the trace to %s\n", out)
-			fmt.Fprintf(a.stdout, "Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", rep.Checkpoint, rep.TreeSize)
-			fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s runs show %s\n  sanad --home %s ledger show %s\n  sanad verify %s --log-key '%s'\n", h.Dir, run.Run, h.Dir, run.Trace, out, logKey)
-			return nil
+			return a.withHome(ctx, func(h *home.Home) error {
+				scope := sanad.Scope{Tenant: "demo", Case: "deal-001"}
+				run, err := runDemo(ctx, h, scope)
+				if err != nil {
+					return err
+				}
+				children, err := h.DB.Runs(ctx, run.Trace)
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
+					return err
+				}
+				out := filepath.Join(h.Dir, "exports", run.Trace+".tar.gz")
+				res, err := exportTrace(cmd, h, scope, run.Trace, out)
+				if err != nil {
+					return err
+				}
+				logKey, err := h.Ledger.VerifierKey()
+				if err != nil {
+					return err
+				}
+				f, err := os.Open(out)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				rep, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKey: logKey})
+				if err != nil {
+					return err
+				}
+				if a.jsonOut {
+					return a.printJSON(map[string]any{
+						"run": run.Run, "trace": run.Trace, "status": run.Status, "steps": len(run.Outputs), "replayed": true,
+						"bundle": out, "verified": true, "mode": modeDeterministic,
+						"runs": len(children), "events": rep.Events, "artifacts": rep.Artifacts, "tree_size": rep.TreeSize,
+						"root_hash": base64.StdEncoding.EncodeToString(rep.RootHash), "log_key": logKey,
+						"bundle_sha256": res.SHA256.String(),
+					})
+				}
+				fmt.Fprintf(a.stdout, "Ran the due-diligence playbook as run %s: %d steps %s, %d runs, %d signed events, %d artifacts (deterministic mode: no model configured).\n",
+					run.Run, len(run.Outputs), run.Status, len(children), rep.Events, rep.Artifacts)
+				fmt.Fprintf(a.stdout, "Replayed it from its record: the same outputs, and no tool or model called.\n")
+				fmt.Fprintf(a.stdout, "Exported the trace to %s\n", out)
+				fmt.Fprintf(a.stdout, "Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", rep.Checkpoint, rep.TreeSize)
+				fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s runs show %s\n  sanad --home %s ledger show %s\n  sanad verify %s --log-key '%s'\n", h.Dir, run.Run, h.Dir, run.Trace, out, logKey)
+				return nil
+			})
 		},
 	})
 }

@@ -158,6 +158,64 @@ func (a *app) openRead(ctx context.Context) (*home.Home, error) {
 	return h, err
 }
 
+// withHome opens the home for writing, calls fn with it and closes it.
+func (a *app) withHome(ctx context.Context, fn func(h *home.Home) error) error {
+	h, err := a.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return fn(h)
+}
+
+// withHomeRead opens an existing home for reading (see openRead), calls fn
+// with it and closes it.
+func (a *app) withHomeRead(ctx context.Context, fn func(h *home.Home) error) error {
+	h, err := a.openRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return fn(h)
+}
+
+// withRun opens the home for writing and calls fn with it once run id is
+// known to be one of its runs (see findRun).
+func (a *app) withRun(ctx context.Context, id string, fn func(h *home.Home) error) error {
+	return a.withHome(ctx, func(h *home.Home) error {
+		if _, err := findRun(ctx, h, id); err != nil {
+			return err
+		}
+		return fn(h)
+	})
+}
+
+// conflictFailure makes a CONFLICT error, such as resuming or aborting what
+// has already ended, a failure (exit 1); other errors are returned as they
+// are.
+func conflictFailure(err error) error {
+	if sanad.ErrorCode(err) == sanad.CodeConflict {
+		return failure{err}
+	}
+	return err
+}
+
+// group is a command that only holds sub-commands.
+func group(use, short string, subs ...*cobra.Command) *cobra.Command {
+	c := &cobra.Command{Use: use, Short: short}
+	c.AddCommand(subs...)
+	return c
+}
+
+// report prints v as JSON with --json, else calls text.
+func (a *app) report(v any, text func()) error {
+	if a.jsonOut {
+		return a.printJSON(v)
+	}
+	text()
+	return nil
+}
+
 func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(a.stdout)
 	enc.SetEscapeHTML(false)
@@ -191,11 +249,9 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print the version",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.jsonOut {
-				return a.printJSON(map[string]string{"version": version})
-			}
-			fmt.Fprintln(a.stdout, "sanad", version)
-			return nil
+			return a.report(map[string]string{"version": version}, func() {
+				fmt.Fprintln(a.stdout, "sanad", version)
+			})
 		},
 	})
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/workflow"
 )
 
@@ -68,23 +69,17 @@ file that is not valid.`,
 				}
 				in = json.RawMessage(input)
 			}
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			e, err := newEngine(h, opt)
-			if err != nil {
-				return err
-			}
-			if err := e.check(file, def); err != nil {
-				return err
-			}
-			res, err := e.start(ctx, def, in, sanad.Scope{Tenant: tenant, Case: caseID})
-			if err != nil && res.Run == "" {
-				return err
-			}
-			return a.reportRun(res, err, e.mode())
+			return a.withHome(ctx, func(h *home.Home) error {
+				e, err := newEngine(h, opt)
+				if err != nil {
+					return err
+				}
+				if err := e.check(file, def); err != nil {
+					return err
+				}
+				res, err := e.start(ctx, def, in, sanad.Scope{Tenant: tenant, Case: caseID})
+				return a.reportRun(res, err, e.mode())
+			})
 		},
 	})
 	f := c.Flags()
@@ -107,8 +102,12 @@ type runReport struct {
 
 // reportRun prints where a run stands and the mode its agents ran in, and
 // returns nil if it completed, else a failure that says why: err when the
-// engine gave one (a denied run), else the run's own.
+// engine gave one (a denied run), else the run's own. When the engine
+// recorded no run, it returns err as it is and prints nothing.
 func (a *app) reportRun(res workflow.Result, err error, mode string) error {
+	if err != nil && res.Run == "" {
+		return err
+	}
 	if a.jsonOut {
 		if perr := a.printJSON(runReport{Run: res.Run, Trace: res.Trace, Status: res.Status, Mode: mode, Errors: res.Errors, Gates: res.Gates}); perr != nil {
 			return perr

@@ -15,12 +15,8 @@ import (
 )
 
 func (a *app) runsCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "runs",
-		Short: "List, show, resume and cancel runs",
-	}
-	c.AddCommand(a.runsListCommand(), a.runsShowCommand(), a.runsResumeCommand(), a.runsCancelCommand())
-	return c
+	return group("runs", "List, show, resume and cancel runs",
+		a.runsListCommand(), a.runsShowCommand(), a.runsResumeCommand(), a.runsCancelCommand())
 }
 
 func (a *app) runsListCommand() *cobra.Command {
@@ -33,25 +29,20 @@ func (a *app) runsListCommand() *cobra.Command {
 			if limit < 0 {
 				return usagef("--limit is 0 (no limit) or more")
 			}
-			h, err := a.openRead(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			rs, err := h.DB.RecentRuns(cmd.Context(), limit)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
+			return a.withHomeRead(cmd.Context(), func(h *home.Home) error {
+				rs, err := h.DB.RecentRuns(cmd.Context(), limit)
+				if err != nil {
+					return err
+				}
 				if rs == nil {
 					rs = []sanad.Run{}
 				}
-				return a.printJSON(rs)
-			}
-			for _, r := range rs {
-				fmt.Fprintf(a.stdout, "%s  %-12s %-10s %s  trace %s\n", r.ID, r.Kind, r.Status, r.StartedAt.Format(time.RFC3339), r.Trace)
-			}
-			return nil
+				return a.report(rs, func() {
+					for _, r := range rs {
+						fmt.Fprintf(a.stdout, "%s  %-12s %-10s %s  trace %s\n", r.ID, r.Kind, r.Status, r.StartedAt.Format(time.RFC3339), r.Trace)
+					}
+				})
+			})
 		},
 	})
 	c.Flags().IntVar(&limit, "limit", 20, "how many runs to list (0: all)")
@@ -89,13 +80,11 @@ func (a *app) runsShowCommand() *cobra.Command {
 		Short: "Show a run: its record, the outcome of each step of a workflow, and its child runs",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			h, err := a.openRead(ctx)
-			if err != nil {
+			var v runView
+			err := a.withHomeRead(cmd.Context(), func(h *home.Home) (err error) {
+				v, err = showRun(cmd.Context(), h, args[0])
 				return err
-			}
-			defer h.Close()
-			v, err := showRun(ctx, h, args[0])
+			})
 			if err != nil {
 				return err
 			}
@@ -202,27 +191,17 @@ calls already answered are read from the record, not made again. Exit codes are 
 sanad run; a run that has ended cannot be resumed (exit 1).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			if _, err := findRun(ctx, h, args[0]); err != nil {
-				return err
-			}
-			e, err := newEngine(h, opt)
-			if err != nil {
-				return err
-			}
-			res, err := e.resume(ctx, args[0])
-			if err != nil {
-				if sanad.ErrorCode(err) == sanad.CodeConflict {
-					return failure{err}
+			return a.withRun(cmd.Context(), args[0], func(h *home.Home) error {
+				e, err := newEngine(h, opt)
+				if err != nil {
+					return err
 				}
-				return err
-			}
-			return a.reportRun(res, nil, e.mode())
+				res, err := e.resume(cmd.Context(), args[0])
+				if err != nil {
+					return conflictFailure(err)
+				}
+				return a.reportRun(res, nil, e.mode())
+			})
 		},
 	})
 	engineFlags(c, &opt)
@@ -237,30 +216,22 @@ func (a *app) runsCancelCommand() *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			if _, err := findRun(ctx, h, args[0]); err != nil {
-				return err
-			}
-			e, err := newEngine(h, engineOptions{NoModels: true})
-			if err != nil {
-				return err
-			}
-			if err := e.cancel(ctx, args[0], reason); err != nil {
-				return err
-			}
-			rec, err := h.DB.Run(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(map[string]any{"run": rec.ID, "trace": rec.Trace, "status": rec.Status})
-			}
-			fmt.Fprintf(a.stdout, "run %s %s\n", rec.ID, rec.Status)
-			return nil
+			return a.withRun(ctx, args[0], func(h *home.Home) error {
+				e, err := newEngine(h, engineOptions{NoModels: true})
+				if err != nil {
+					return err
+				}
+				if err := e.cancel(ctx, args[0], reason); err != nil {
+					return err
+				}
+				rec, err := h.DB.Run(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return a.report(map[string]any{"run": rec.ID, "trace": rec.Trace, "status": rec.Status}, func() {
+					fmt.Fprintf(a.stdout, "run %s %s\n", rec.ID, rec.Status)
+				})
+			})
 		},
 	})
 	c.Flags().StringVar(&reason, "reason", "", "why the run is cancelled, recorded with it")

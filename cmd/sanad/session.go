@@ -19,19 +19,16 @@ import (
 )
 
 func (a *app) sessionCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "session",
-		Short: "Run, resume, abort and show protocol sessions (Planner, Executor, Critic, Auditor)",
-		Long: `A protocol session works on a task file: the planner turns its objectives into proposals,
+	c := group("session", "Run, resume, abort and show protocol sessions (Planner, Executor, Critic, Auditor)",
+		a.sessionRunCommand(), a.sessionResumeCommand(), a.sessionAbortCommand(), a.sessionShowCommand())
+	c.Long = `A protocol session works on a task file: the planner turns its objectives into proposals,
 the critic reviews them, the executor signs a tool intent for each approved one and runs it
 through the tool gateway, claims what the outputs show, the critic challenges weak or
 contradicted claims, and the auditor verifies the trace (signatures, chain, ordering rules,
 evidence) before the planner signs the final statement. Every step is a signed event.
 
 The roles run in deterministic mode: offline and rule-based, so a session can be resumed
-after a crash and decide exactly as it would have. Examples are in examples/sessions.`,
-	}
-	c.AddCommand(a.sessionRunCommand(), a.sessionResumeCommand(), a.sessionAbortCommand(), a.sessionShowCommand())
+after a crash and decide exactly as it would have. Examples are in examples/sessions.`
 	return c
 }
 
@@ -91,20 +88,13 @@ session abort); 2 for a task file that is not valid.`,
 			if caseID == "" {
 				caseID = task.Name
 			}
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			e, err := sessionEngine(h, modes)
-			if err != nil {
-				return err
-			}
-			res, err := e.Start(ctx, task, protocol.Options{Scope: sanad.Scope{Tenant: tenant, Case: caseID}})
-			if err != nil && res.Session == "" {
-				return err
-			}
-			return a.reportSession(res, err)
+			return a.withHome(ctx, func(h *home.Home) error {
+				e, err := sessionEngine(h, modes)
+				if err != nil {
+					return err
+				}
+				return a.reportSession(e.Start(ctx, task, protocol.Options{Scope: sanad.Scope{Tenant: tenant, Case: caseID}}))
+			})
 		},
 	})
 	modes.flags(c)
@@ -143,27 +133,17 @@ trace that fails the check fails the session. Exit codes are those of sanad sess
 session that has ended cannot be resumed (exit 1).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			if _, err := findRun(ctx, h, args[0]); err != nil {
-				return err
-			}
-			e, err := sessionEngine(h, modes)
-			if err != nil {
-				return err
-			}
-			res, err := e.Resume(ctx, args[0])
-			if sanad.ErrorCode(err) == sanad.CodeConflict {
-				return failure{err}
-			}
-			if err != nil && res.Session == "" {
-				return err
-			}
-			return a.reportSession(res, err)
+			return a.withRun(cmd.Context(), args[0], func(h *home.Home) error {
+				e, err := sessionEngine(h, modes)
+				if err != nil {
+					return err
+				}
+				res, err := e.Resume(cmd.Context(), args[0])
+				if sanad.ErrorCode(err) == sanad.CodeConflict {
+					return failure{err}
+				}
+				return a.reportSession(res, err)
+			})
 		},
 	})
 	modes.flags(c)
@@ -180,31 +160,19 @@ to aborted, recording who asked and why, and ends its run as cancelled. Exit 0 w
 abort is recorded; 1 when the session has already ended.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			h, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			defer h.Close()
-			if _, err := findRun(ctx, h, args[0]); err != nil {
-				return err
-			}
-			e, err := sessionEngine(h, sessionModes{deterministic: true})
-			if err != nil {
-				return err
-			}
-			res, err := e.Abort(ctx, args[0], protocol.Operator{Agent: as, Role: "operator"}, reason)
-			if sanad.ErrorCode(err) == sanad.CodeConflict {
-				return failure{err}
-			}
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(sessionReportOf(res))
-			}
-			fmt.Fprintf(a.stdout, "session %s aborted by %s (trace %s)\n", res.Session, as, res.Trace)
-			return nil
+			return a.withRun(cmd.Context(), args[0], func(h *home.Home) error {
+				e, err := sessionEngine(h, sessionModes{deterministic: true})
+				if err != nil {
+					return err
+				}
+				res, err := e.Abort(cmd.Context(), args[0], protocol.Operator{Agent: as, Role: "operator"}, reason)
+				if err != nil {
+					return conflictFailure(err)
+				}
+				return a.report(sessionReportOf(res), func() {
+					fmt.Fprintf(a.stdout, "session %s aborted by %s (trace %s)\n", res.Session, as, res.Trace)
+				})
+			})
 		},
 	})
 	c.Flags().StringVar(&reason, "reason", "", "why the session is aborted, recorded with it")
@@ -237,8 +205,12 @@ func sessionReportOf(res protocol.Result) sessionReport {
 
 // reportSession prints where a session stands and returns nil if it
 // completed, else a failure that says why: err when the engine gave one,
-// else the session's own.
+// else the session's own. When the engine recorded no session, it returns
+// err as it is and prints nothing.
 func (a *app) reportSession(res protocol.Result, err error) error {
+	if err != nil && res.Session == "" {
+		return err
+	}
 	if a.jsonOut {
 		if perr := a.printJSON(sessionReportOf(res)); perr != nil {
 			return perr
@@ -280,13 +252,11 @@ func (a *app) sessionShowCommand() *cobra.Command {
 		Short: "Show a session: its state, its verification, and every event of its trace in order",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			h, err := a.openRead(ctx)
-			if err != nil {
+			var v *sessionView
+			err := a.withHomeRead(cmd.Context(), func(h *home.Home) (err error) {
+				v, err = showSession(cmd.Context(), h, args[0])
 				return err
-			}
-			defer h.Close()
-			v, err := showSession(ctx, h, args[0])
+			})
 			if err != nil {
 				return err
 			}

@@ -10,12 +10,7 @@ import (
 )
 
 func (a *app) toolsCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "tools",
-		Short: "List the tools a policy declares",
-	}
-	c.AddCommand(a.toolsListCommand())
-	return c
+	return group("tools", "List the tools a policy declares", a.toolsListCommand())
 }
 
 func (a *app) toolsListCommand() *cobra.Command {
@@ -37,17 +32,15 @@ func (a *app) toolsListCommand() *cobra.Command {
 				t, _ := set.Tool(name)
 				tools = append(tools, t)
 			}
-			if a.jsonOut {
-				return a.printJSON(tools)
-			}
-			for _, t := range tools {
-				limits := "no limit"
-				if t.MaxCallsPerRound > 0 || t.MaxCallsPerRun > 0 {
-					limits = fmt.Sprintf("%d/round, %d/run (0 = none)", t.MaxCallsPerRound, t.MaxCallsPerRun)
+			return a.report(tools, func() {
+				for _, t := range tools {
+					limits := "no limit"
+					if t.MaxCallsPerRound > 0 || t.MaxCallsPerRun > 0 {
+						limits = fmt.Sprintf("%d/round, %d/run (0 = none)", t.MaxCallsPerRound, t.MaxCallsPerRun)
+					}
+					fmt.Fprintf(a.stdout, "%-22s risk %-8s approval %-6s roles %s; %s\n", t.Name, t.Risk, t.Approval, strings.Join(t.Roles, ","), limits)
 				}
-				fmt.Fprintf(a.stdout, "%-22s risk %-8s approval %-6s roles %s; %s\n", t.Name, t.Risk, t.Approval, strings.Join(t.Roles, ","), limits)
-			}
-			return nil
+			})
 		},
 	})
 	c.Flags().StringVar(&dir, "policy", "", "policy folder")
