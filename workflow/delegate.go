@@ -18,6 +18,11 @@ type Delegation struct {
 	Chain delegation.Chain
 	Task  string
 	Input json.RawMessage
+	// Run is the agent run the task is performed in: a model call made for
+	// it is recorded as its child. The delegation's result is recorded as
+	// an effect of the step, so a resume or a replay does not perform it
+	// again once it has ended.
+	Run *runs.Run
 	// Delegate hands a further task on from the delegated agent, with the
 	// chain carried.
 	Delegate func(ctx context.Context, to, task string, input json.RawMessage) (json.RawMessage, error)
@@ -75,7 +80,7 @@ func (s *StepContext) delegate(ctx context.Context, key string, from delegation.
 			return nil, err
 		}
 		n := 0
-		d := Delegation{Step: s.Step, Chain: chain, Task: task, Input: input,
+		d := Delegation{Step: s.Step, Chain: chain, Task: task, Input: input, Run: child,
 			Delegate: func(ctx context.Context, next, task string, input json.RawMessage) (json.RawMessage, error) {
 				n++
 				return s.delegate(ctx, key+">"+strconv.Itoa(n), chain, next, task, input)

@@ -289,15 +289,22 @@ func (e *engine) runAgent(ctx context.Context, s *workflow.StepContext) (json.Ra
 	return e.perform(ctx, p, task, stepInputs(s), s.Chain(), generate)
 }
 
-// delegated performs a task delegated to d.To() (see workflow.Delegator)
-// on the offline node: a delegation gives no handle on the run the task is
-// performed in, which a model call would be recorded under.
+// delegated performs a task delegated to d.To() (see workflow.Delegator),
+// on the model of the agent's class when one is configured (the call a
+// model_call child of the delegation's agent run), else on the offline
+// node.
 func (e *engine) delegated(ctx context.Context, d workflow.Delegation) (json.RawMessage, error) {
 	p, err := e.agents.Get(d.To())
 	if err != nil {
 		return nil, err
 	}
-	return e.perform(ctx, p, d.Task, map[string]json.RawMessage{"delegated": d.Input}, d.Chain, nil)
+	var generate generateFunc
+	if class, ok := e.modelClass(p); ok && d.Run != nil {
+		generate = func(ctx context.Context, req model.Request) (model.Response, error) {
+			return e.calls.Generate(ctx, d.Run, p.ID, class, req)
+		}
+	}
+	return e.perform(ctx, p, d.Task, map[string]json.RawMessage{"delegated": d.Input}, d.Chain, generate)
 }
 
 // modelClass returns the model class of p's profile when a model is
