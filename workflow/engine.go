@@ -771,7 +771,7 @@ func (x *exec) record(ctx context.Context, i int, typ string, out json.RawMessag
 	// The event is sealed and queued, not awaited: the next step starts
 	// while it commits. Anything that depends on it being durable (an
 	// effect, the run's end, a report) waits for it first (flush).
-	p, err := x.run.Enqueue(ctx, runs.Event{Type: typ, Agent: signer, Body: body})
+	p, err := x.run.Enqueue(ctx, runs.Event{Type: typ, Agent: signer, Body: json.RawMessage(body.appendJSON(make([]byte, 0, 1024)))})
 	if err != nil {
 		return err
 	}
