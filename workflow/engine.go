@@ -174,14 +174,16 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 	if err != nil || in[0] != '{' {
 		return Result{}, sanad.Errorf(sanad.CodeInvalidInput, op, "the workflow input must be a JSON object")
 	}
+	// The definition is recorded in canonical form, and its digest is that
+	// form's hash (what Definition.Digest computes).
 	defJSON, err := json.Marshal(d)
-	if err != nil {
-		return Result{}, sanad.Wrap(err, sanad.CodeInternal, op, "definition")
+	if err == nil {
+		defJSON, err = canon.Transform(defJSON)
 	}
-	digest, err := d.Digest()
 	if err != nil {
 		return Result{}, sanad.Wrap(err, sanad.CodeInvalidInput, op, "definition")
 	}
+	digest := canon.Sum(defJSON)
 	agent := d.Agent
 	if agent == "" {
 		agent = d.Steps[0].Agent
