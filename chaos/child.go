@@ -8,11 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing/fstest"
 
 	"github.com/sanadhq/sanad"
@@ -102,29 +99,9 @@ func Child(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, format+"\n", a...)
 		out.Unlock()
 	}
-	crash := func(string) {}
-	if *crashAt != "" {
-		point, nth, ok := strings.Cut(*crashAt, ":")
-		n, err := strconv.Atoi(nth)
-		if !ok || err != nil || n < 1 {
-			return fmt.Errorf("crash-at %q: want point:n", *crashAt)
-		}
-		var mu sync.Mutex
-		hits := 0
-		crash = func(p string) {
-			if p != point {
-				return
-			}
-			mu.Lock()
-			hits++
-			h := hits
-			mu.Unlock()
-			if h == n {
-				say("hit %s", p)
-				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-				select {}
-			}
-		}
+	crash, err := KillAt(*crashAt, func(p string) { say("hit %s", p) })
+	if err != nil {
+		return err
 	}
 	h, err := home.Open(ctx, home.Config{Dir: *dir, Crash: crash})
 	if err != nil {

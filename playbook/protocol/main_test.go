@@ -4,11 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/sanadhq/sanad/chaos"
 	"os"
-	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/sanadhq/sanad/home"
@@ -44,29 +41,9 @@ func child(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	crash := func(string) {}
-	if *crashAt != "" {
-		point, nth, ok := strings.Cut(*crashAt, ":")
-		n, err := strconv.Atoi(nth)
-		if !ok || err != nil || n < 1 {
-			return fmt.Errorf("crash-at %q: want point:n", *crashAt)
-		}
-		var mu sync.Mutex
-		hits := 0
-		crash = func(p string) {
-			if p != point {
-				return
-			}
-			mu.Lock()
-			hits++
-			h := hits
-			mu.Unlock()
-			if h == n {
-				fmt.Println("hit", p)
-				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-				select {}
-			}
-		}
+	crash, err := chaos.KillAt(*crashAt, func(p string) { fmt.Println("hit", p) })
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
 	h, err := home.Open(ctx, home.Config{Dir: *dir, Crash: crash})
