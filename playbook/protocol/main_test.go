@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/sanadhq/sanad/chaos"
 	"os"
 	"testing"
 
+	"github.com/sanadhq/sanad/chaos"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/playbook/protocol"
 )
