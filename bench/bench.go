@@ -64,6 +64,29 @@ func Ledger(ctx context.Context, cfg LedgerConfig) (LedgerResult, error) {
 	}
 	defer h.Close()
 
+	events, elapsed, err := appendPhase(ctx, h, cfg)
+	if err != nil {
+		return res, err
+	}
+	res.Events = events
+	res.AppendsPerS = float64(events) / elapsed.Seconds()
+
+	start := time.Now()
+	rep, err := h.Ledger.Verify(ctx, "")
+	if err != nil {
+		return res, err
+	}
+	res.VerifiesPerS = float64(rep.Events) / time.Since(start).Seconds()
+
+	res.RawSignsPerS, res.RawVerifiesPerS = rawEd25519(cfg.Duration)
+	res.Ratio = res.AppendsPerS / res.RawSignsPerS
+	res.VerifyRatio = res.VerifiesPerS / res.RawVerifiesPerS
+	return res, nil
+}
+
+// appendPhase appends from cfg.Writers goroutines until cfg.Duration has
+// passed and returns how many events were appended and in what time.
+func appendPhase(ctx context.Context, h *home.Home, cfg LedgerConfig) (int, time.Duration, error) {
 	var appended atomic.Int64
 	var firstErr error
 	var errOnce sync.Once
@@ -96,22 +119,9 @@ func Ledger(ctx context.Context, cfg LedgerConfig) (LedgerResult, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	if firstErr != nil {
-		return res, firstErr
+		return 0, 0, firstErr
 	}
-	res.Events = int(appended.Load())
-	res.AppendsPerS = float64(res.Events) / elapsed.Seconds()
-
-	start = time.Now()
-	rep, err := h.Ledger.Verify(ctx, "")
-	if err != nil {
-		return res, err
-	}
-	res.VerifiesPerS = float64(rep.Events) / time.Since(start).Seconds()
-
-	res.RawSignsPerS, res.RawVerifiesPerS = rawEd25519(cfg.Duration)
-	res.Ratio = res.AppendsPerS / res.RawSignsPerS
-	res.VerifyRatio = res.VerifiesPerS / res.RawVerifiesPerS
-	return res, nil
+	return int(appended.Load()), elapsed, nil
 }
 
 // rawEd25519 measures ed25519 signatures and verifications per second over

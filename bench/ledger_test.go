@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/sanadhq/sanad/home"
 )
 
 // BenchmarkLedgerPhase runs the ledger benchmark's phases for profiling:
@@ -20,12 +22,35 @@ func BenchmarkLedgerPhase(b *testing.B) {
 	}
 }
 
-func BenchmarkWorkflowStep(b *testing.B) {
-	for range b.N {
-		res, err := Workflow(b.Context(), WorkflowConfig{Dir: b.TempDir(), Runs: 100})
+// BenchmarkLedgerAppend runs only the append phase, for profiling it alone,
+// and reports the CPU it used per event.
+func BenchmarkLedgerAppend(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		h, err := home.Open(ctx, home.Config{Dir: b.TempDir(), Synchronous: "NORMAL"})
 		if err != nil {
 			b.Fatal(err)
 		}
+		cpu0 := cpuTime()
+		events, elapsed, err := appendPhase(ctx, h, LedgerConfig{Duration: 2 * time.Second, Writers: 1024})
+		cpu := cpuTime() - cpu0
+		h.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(events)/elapsed.Seconds(), "appends/s")
+		b.ReportMetric(float64(cpu.Microseconds())/float64(events), "cpu_us/event")
+		b.ReportMetric(cpu.Seconds()/elapsed.Seconds(), "cores")
+	}
+}
+
+func BenchmarkWorkflowStep(b *testing.B) {
+	for range b.N {
+		res, err := Workflow(b.Context(), WorkflowConfig{Dir: b.TempDir(), Runs: 1000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(res.CPUPerStepUS, "cpu_us/step")
 		b.ReportMetric(res.StepP50us, "step_us_p50")
 		b.ReportMetric(res.EventsPerStep, "events/step")
 	}

@@ -41,6 +41,10 @@ type WorkflowResult struct {
 	StepsPerRun      int     `json:"steps_per_run"`
 	Concurrency      int     `json:"concurrency"`
 	EventsPerStep    float64 `json:"events_per_step"`
+	// CPUPerStepUS is the process's CPU time over the timed runs divided by
+	// their steps, on all cores: with StepThroughputUS it says whether steps
+	// wait for cores or for each other.
+	CPUPerStepUS float64 `json:"cpu_us_per_step"`
 	// RawSignUS is one ed25519 signature on one core, measured in the same
 	// run: each step costs EventsPerStep of them, a floor no engine work
 	// changes.
@@ -102,7 +106,7 @@ func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
-	start := time.Now()
+	cpu0, start := cpuTime(), time.Now()
 	for range cfg.Concurrency {
 		wg.Add(1)
 		go func() {
@@ -122,7 +126,7 @@ func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 		}()
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	elapsed, cpu := time.Since(start), cpuTime()-cpu0
 	if firstErr != nil {
 		return res, firstErr
 	}
@@ -133,6 +137,7 @@ func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 	res.Steps = cfg.Runs * cfg.Steps
 	res.EventsPerStep = float64(after-before) / float64(res.Steps)
 	res.StepThroughputUS = float64(elapsed.Microseconds()) / float64(res.Steps)
+	res.CPUPerStepUS = float64(cpu.Microseconds()) / float64(res.Steps)
 	slices.Sort(perStep)
 	res.StepP50us = perStep[len(perStep)/2]
 	res.StepP99us = perStep[min(len(perStep)-1, len(perStep)*99/100)]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/ledgertest"
@@ -119,5 +120,42 @@ func TestEnqueueOrder(t *testing.T) {
 	}
 	if _, err := h.Ledger.Verify(ctx, run.Record.Trace); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEnqueueUnwaitedCommits: an append nobody waits for is committed by the
+// background committer after the linger, and Close commits what is left.
+func TestEnqueueUnwaitedCommits(t *testing.T) {
+	ctx := context.Background()
+	h := ledgertest.Home(t)
+	l, err := ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: h.Types, Origin: "sanad.log/unwaited", Linger: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft := func(trace string) ledger.Draft {
+		return ledger.Draft{Trace: trace, Type: bundle.TypeExportAuthorized, Scope: ledgertest.Scope, Body: map[string]any{"trace": trace}}
+	}
+	if _, err := l.Enqueue(ctx, draft("u1")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if size, _ := h.DB.TreeSize(ctx); size == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an append nobody waited for was not committed within 10s")
+		}
+	}
+	if _, err := l.Enqueue(ctx, draft("u2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if size, _ := h.DB.TreeSize(ctx); size != 2 {
+		t.Fatalf("tree size after Close: %d, want 2", size)
+	}
+	if _, err := l.Enqueue(ctx, draft("u3")); sanad.ErrorCode(err) != sanad.CodeUnavailable {
+		t.Fatalf("Enqueue after Close: got %v, want UNAVAILABLE", err)
 	}
 }

@@ -21,6 +21,7 @@ import (
 const (
 	DefaultMaxBatch        = 512
 	DefaultQueueSize       = 8192
+	DefaultLinger          = time.Millisecond
 	DefaultRuntimeIdentity = "sanad-runtime"
 	DefaultLogIdentity     = "sanad-log"
 	maxCachedTraces        = 1 << 16
@@ -52,12 +53,10 @@ type Config struct {
 	// QueueSize bounds appends waiting for a commit (DefaultQueueSize). A full
 	// queue makes Append wait, within its context's deadline.
 	QueueSize int
-	// Linger is how long the commit loop may hold appends nobody waits for
-	// (see Enqueue), gathering more into the same commit; zero or negative
-	// (the default) commits at once. An append someone waits for is always
-	// committed without delay. Lingering trades commits for latency: it
-	// pays when the commit loop has cores to spare, which on two cores it
-	// did not (a sequential workflow step took ~15% longer with 2ms).
+	// Linger is how long an append nobody waits for (see Enqueue) may stay
+	// queued before the background committer commits it, gathering more
+	// into the same commit (DefaultLinger); negative commits at once. An
+	// append someone waits for is committed by the waiter itself, at once.
 	Linger time.Duration
 	// Crash is called at PointBeforeCommit and PointAfterCommit, so that a
 	// test can stop the process there; nil does nothing.
@@ -98,13 +97,25 @@ type Ledger struct {
 	tmu    sync.Mutex // guards traces
 	traces map[string]*traceHead
 
-	closeMu sync.RWMutex // guards closed and sends on queue
-	closed  bool
-	queue   chan *Pending
-	signq   chan *Pending // appends to sign, in queue order
-	wake    chan struct{} // someone waits for a queued append
-	signers sync.WaitGroup
-	done    chan struct{}
+	// Appends wait in queued, in the order they were sealed, until a
+	// committer takes them. The committer is whoever holds commitMu: a
+	// goroutine waiting for its append (Pending.Wait), which commits the
+	// queue up to its own append itself, or the background committer, for
+	// appends nobody waits for. A waiter that finds another committing
+	// waits for its append or for turn, a token left by a committer that
+	// stops with appends still queued.
+	qmu      sync.Mutex // guards queued and closed
+	queued   []*Pending
+	closed   bool
+	slots    chan struct{} // one per queued append; full makes Enqueue wait
+	commitMu sync.Mutex
+	turn     chan struct{} // capacity 1
+	kick     chan struct{} // capacity 1: wakes the background committer
+	signq    chan *Pending // appends to sign, in queue order
+	signers  sync.WaitGroup
+	done     chan struct{}
+	batch    []*Pending // the committer's scratch, guarded by commitMu
+	events   []*Event   // likewise
 
 	cpMu sync.Mutex // serializes checkpoint issuance
 }
@@ -143,6 +154,9 @@ func Open(cfg Config) (*Ledger, error) {
 	if cfg.QueueSize == 0 {
 		cfg.QueueSize = DefaultQueueSize
 	}
+	if cfg.Linger == 0 {
+		cfg.Linger = DefaultLinger
+	}
 	rt, err := cfg.Keys.Key(cfg.RuntimeIdentity)
 	if err != nil {
 		return nil, err
@@ -157,9 +171,10 @@ func Open(cfg Config) (*Ledger, error) {
 		log:     lg,
 		prover:  tlog.Prover{Nodes: cfg.Store},
 		traces:  make(map[string]*traceHead),
-		queue:   make(chan *Pending, cfg.QueueSize),
-		signq:   make(chan *Pending, cfg.QueueSize+runtime.GOMAXPROCS(0)),
-		wake:    make(chan struct{}, 1),
+		slots:   make(chan struct{}, cfg.QueueSize),
+		turn:    make(chan struct{}, 1),
+		kick:    make(chan struct{}, 1),
+		signq:   make(chan *Pending, cfg.QueueSize),
 		done:    make(chan struct{}),
 	}
 	for range max(runtime.GOMAXPROCS(0), 1) {
@@ -173,15 +188,13 @@ func Open(cfg Config) (*Ledger, error) {
 // Close waits for queued appends to commit and stops the ledger. Appends after
 // Close fail.
 func (l *Ledger) Close() error {
-	l.closeMu.Lock()
+	l.qmu.Lock()
 	if !l.closed {
 		l.closed = true
-		close(l.queue)
-		close(l.signq)
+		close(l.kick)
 	}
-	l.closeMu.Unlock()
+	l.qmu.Unlock()
 	<-l.done
-	l.signers.Wait()
 	return nil
 }
 
@@ -284,6 +297,7 @@ func notNew(drafts []Draft) []Draft {
 
 // Pending is an append queued for commit by Enqueue.
 type Pending struct {
+	l    *Ledger
 	evs  []*Event
 	head *traceHead
 	// epoch is the head's epoch the events were chained in; a failed
@@ -292,31 +306,37 @@ type Pending struct {
 	epoch uint64
 	trace string
 	keys  []*keyring.Key // the signers' keys, one per event
-	// signed is closed once every event is signed and encoded.
-	signed chan struct{}
-	done   chan error
-	err    error
+	// claimed is set by whoever signs the events (a signer or the
+	// committer); signed is closed once they are signed and encoded.
+	claimed atomic.Bool
+	signed  chan struct{}
+	// settled is set, and done closed, once the append is committed or
+	// failed; err says which.
+	settled atomic.Bool
+	done    chan struct{}
+	err     error
 	// stale says the append failed because an earlier one of its trace
 	// did: it was never offered to the store.
 	stale bool
-	// waited is set once someone waits for the append: the commit loop
-	// then commits it without lingering.
-	waited atomic.Bool
-	wake   chan<- struct{}
 }
 
 // Wait blocks until the events are durable, or their commit failed, and
-// reports which. It may be called more than once.
+// reports which. It may be called more than once. If no commit is under way,
+// the calling goroutine commits the queue up to its append itself.
 func (p *Pending) Wait() error {
-	if p.done != nil {
-		if p.waited.CompareAndSwap(false, true) {
-			select {
-			case p.wake <- struct{}{}:
-			default:
+	l := p.l
+	for !p.settled.Load() {
+		if l.commitMu.TryLock() {
+			for !p.settled.Load() && l.commitNext() {
 			}
+			l.commitMu.Unlock()
+			l.passTurn()
+			continue
 		}
-		p.err = <-p.done
-		p.done = nil
+		select {
+		case <-p.done:
+		case <-l.turn:
+		}
 	}
 	return p.err
 }
@@ -379,7 +399,7 @@ func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error)
 	// The chain needs only the hashes: the signatures are made by the
 	// signers while this goroutine goes on, and the commit loop waits for
 	// them.
-	p := &Pending{evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan error, 1), signed: make(chan struct{}), wake: l.wake}
+	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan struct{}), signed: make(chan struct{})}
 	if err := l.queueUp(ctx, p); err != nil {
 		h.loaded = false
 		l.release(trace, h)
@@ -523,44 +543,56 @@ func (l *Ledger) release(trace string, h *traceHead) {
 	l.tmu.Unlock()
 }
 
-// anyWaited reports whether someone waits for an append of batch.
-func anyWaited(batch []*Pending) bool {
-	for _, p := range batch {
-		if p.waited.Load() {
-			return true
-		}
-	}
-	return false
-}
-
-// queueUp hands p to the commit loop, waiting for room within ctx.
+// queueUp queues p for commit, waiting for room within ctx, and has it
+// signed.
 func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
-	l.closeMu.RLock()
-	defer l.closeMu.RUnlock()
-	if l.closed {
-		return sanad.Errorf(sanad.CodeUnavailable, "ledger.append", "ledger is closed")
-	}
 	select {
-	case l.queue <- p:
+	case l.slots <- struct{}{}:
 	case <-ctx.Done():
 		return sanad.Wrap(ctx.Err(), sanad.CodeTimeout, "ledger.append", "append queue full until the deadline")
 	}
-	// Once queued for commit it must be signed: the commit loop waits for
-	// it, and the signers' queue is as long as the commit queue.
-	l.signq <- p
+	l.qmu.Lock()
+	if l.closed {
+		l.qmu.Unlock()
+		<-l.slots
+		return sanad.Errorf(sanad.CodeUnavailable, "ledger.append", "ledger is closed")
+	}
+	l.queued = append(l.queued, p)
+	// A signer signs it ahead of its commit if one is free; if none is,
+	// the committer does.
+	select {
+	case l.signq <- p:
+	default:
+	}
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+	l.qmu.Unlock()
 	return nil
 }
 
-// signLoop signs queued appends until the ledger closes.
+// sign signs and encodes p's events unless someone else has claimed them,
+// and reports whether it did.
+func (p *Pending) sign() bool {
+	if !p.claimed.CompareAndSwap(false, true) {
+		return false
+	}
+	for i, ev := range p.evs {
+		ev.Sig = p.keys[i].Sign(SigningMessage(ev.Hash))
+		ev.raw = ev.appendCanonical(make([]byte, 0, 512+len(ev.Body)), true)
+	}
+	p.keys = nil
+	close(p.signed)
+	return true
+}
+
+// signLoop signs queued appends, ahead of their commit, until the ledger
+// stops.
 func (l *Ledger) signLoop() {
 	defer l.signers.Done()
 	for p := range l.signq {
-		for i, ev := range p.evs {
-			ev.Sig = p.keys[i].Sign(SigningMessage(ev.Hash))
-			ev.raw = ev.appendCanonical(make([]byte, 0, 512+len(ev.Body)), true)
-		}
-		p.keys = nil
-		close(p.signed)
+		p.sign()
 	}
 }
 
@@ -571,7 +603,10 @@ func (l *Ledger) settle(p *Pending, err error) {
 	if err != nil {
 		p.head.epoch.CompareAndSwap(p.epoch, p.epoch+1)
 	}
-	p.done <- err
+	p.err = err
+	p.settled.Store(true)
+	close(p.done)
+	<-l.slots
 	l.tmu.Lock()
 	p.head.refs--
 	if p.head.refs == 0 && len(l.traces) > maxCachedTraces {
@@ -580,94 +615,119 @@ func (l *Ledger) settle(p *Pending, err error) {
 	l.tmu.Unlock()
 }
 
+// passTurn leaves a turn for a waiter if appends are still queued after a
+// committer stopped: a waiter that found the committer busy may be waiting
+// for an append that committer did not take.
+func (l *Ledger) passTurn() {
+	l.qmu.Lock()
+	more := len(l.queued) > 0
+	l.qmu.Unlock()
+	if more {
+		select {
+		case l.turn <- struct{}{}:
+		default:
+		}
+	}
+}
+
 func (l *Ledger) crash(point string) {
 	if l.cfg.Crash != nil {
 		l.cfg.Crash(point)
 	}
 }
 
+// commitLoop is the background committer: it commits appends nobody waits
+// for, Linger after they were queued, and everything queued at Close.
 func (l *Ledger) commitLoop() {
 	defer close(l.done)
-	batch := make([]*Pending, 0, l.cfg.MaxBatch)
-	live := make([]*Pending, 0, l.cfg.MaxBatch)
-	events := make([]*Event, 0, l.cfg.MaxBatch)
-	linger := time.NewTimer(time.Hour)
-	linger.Stop()
-	for p := range l.queue {
-		batch = append(batch[:0], p)
-		lingering := false
-	fill:
-		for len(batch) < l.cfg.MaxBatch {
-			select {
-			case q, ok := <-l.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, q)
-				continue
-			default:
-			}
-			// The queue is empty. If nobody waits for what is gathered,
-			// wait a little for more to share the commit.
-			if l.cfg.Linger <= 0 || anyWaited(batch) {
-				break
-			}
-			if !lingering {
-				lingering = true
+	var linger *time.Timer
+	for range l.kick {
+		if l.cfg.Linger > 0 {
+			if linger == nil {
+				linger = time.NewTimer(l.cfg.Linger)
+			} else {
 				linger.Reset(l.cfg.Linger)
 			}
-			select {
-			case q, ok := <-l.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, q)
-			case <-l.wake:
-			case <-linger.C:
-				break fill
-			}
+			<-linger.C
 		}
-		linger.Stop()
-		// Appends chained on one that failed are failed, unwritten.
-		live, events = live[:0], events[:0]
-		for _, q := range batch {
+		l.commitMu.Lock()
+		for l.commitNext() {
+		}
+		l.commitMu.Unlock()
+		l.passTurn()
+	}
+	// Closed: nothing can be queued any more; commit what is.
+	l.commitMu.Lock()
+	for l.commitNext() {
+	}
+	l.commitMu.Unlock()
+	close(l.signq)
+	l.signers.Wait()
+}
+
+// commitNext commits the oldest queued appends, up to MaxBatch, and reports
+// whether there were any. The caller holds commitMu.
+func (l *Ledger) commitNext() bool {
+	l.qmu.Lock()
+	n := min(len(l.queued), l.cfg.MaxBatch)
+	if n == 0 {
+		l.qmu.Unlock()
+		return false
+	}
+	batch := append(l.batch[:0], l.queued[:n]...)
+	rest := copy(l.queued, l.queued[n:])
+	clear(l.queued[rest:])
+	l.queued = l.queued[:rest]
+	l.qmu.Unlock()
+
+	// Sign what the signers have not reached; appends chained on one that
+	// failed are failed, unwritten.
+	live, events := batch[:0], l.events[:0]
+	for _, q := range batch {
+		if !q.sign() {
 			<-q.signed
+		}
+		if q.head.epoch.Load() != q.epoch {
+			q.stale = true
+			l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
+			continue
+		}
+		live = append(live, q)
+		events = append(events, q.evs...)
+	}
+	defer func() {
+		clear(batch[:n])
+		clear(events)
+		l.batch, l.events = batch[:0], events[:0]
+	}()
+	if len(live) == 0 {
+		return true
+	}
+	l.crash(PointBeforeCommit)
+	_, err := l.cfg.Store.AppendEvents(context.Background(), events)
+	if err == nil {
+		l.crash(PointAfterCommit)
+		for _, q := range live {
+			l.settle(q, nil)
+		}
+		return true
+	}
+	if len(live) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
+		// One conflicting append must not fail the others: commit
+		// them one by one, in order.
+		for _, q := range live {
 			if q.head.epoch.Load() != q.epoch {
 				q.stale = true
 				l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
 				continue
 			}
-			live = append(live, q)
-			events = append(events, q.evs...)
+			_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
+			l.settle(q, e)
 		}
-		if len(live) == 0 {
-			continue
-		}
-		l.crash(PointBeforeCommit)
-		_, err := l.cfg.Store.AppendEvents(context.Background(), events)
-		if err == nil {
-			l.crash(PointAfterCommit)
-			for _, q := range live {
-				l.settle(q, nil)
-			}
-			continue
-		}
-		if len(live) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
-			// One conflicting append must not fail the others: commit
-			// them one by one, in order.
-			for _, q := range live {
-				if q.head.epoch.Load() != q.epoch {
-					q.stale = true
-					l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
-					continue
-				}
-				_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
-				l.settle(q, e)
-			}
-			continue
-		}
-		for _, q := range live {
-			l.settle(q, err)
-		}
+		return true
 	}
+	for _, q := range live {
+		l.settle(q, err)
+	}
+	return true
 }
