@@ -21,7 +21,7 @@ import (
 const (
 	DefaultMaxBatch        = 512
 	DefaultQueueSize       = 8192
-	DefaultLinger          = time.Millisecond
+	DefaultLinger          = 2 * time.Millisecond
 	DefaultRuntimeIdentity = "sanad-runtime"
 	DefaultLogIdentity     = "sanad-log"
 	maxCachedTraces        = 1 << 16
