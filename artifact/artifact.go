@@ -55,6 +55,24 @@ func (s *Store) Path(sum string) string { return filepath.Join(s.dir, "sha256", 
 // Put stores data as an artifact of scope, created by run, and returns its ref
 // once the blob is durable and indexed.
 func (s *Store) Put(ctx context.Context, scope sanad.Scope, run, mediaType string, data []byte) (sanad.ArtifactRef, error) {
+	ref, err := s.Stage(scope, run, mediaType, data)
+	if err != nil {
+		return ref, err
+	}
+	if err := s.index.PutArtifact(ctx, ref); err != nil {
+		return sanad.ArtifactRef{}, err
+	}
+	return ref, nil
+}
+
+// Stage stores data as an artifact of scope, created by run, and returns its
+// ref once the blob is durable, without indexing it: the store indexes an
+// artifact when an event of its scope that cites it in its refs commits. It
+// is for a caller that records such an event and waits for it anyway (the
+// tool gateway citing a call's input and output), and saves that caller a
+// commit of its own; until the event commits, Get does not find the
+// artifact.
+func (s *Store) Stage(scope sanad.Scope, run, mediaType string, data []byte) (sanad.ArtifactRef, error) {
 	const op = "artifact.put"
 	if err := scope.Validate(); err != nil {
 		return sanad.ArtifactRef{}, err
@@ -70,14 +88,10 @@ func (s *Store) Put(ctx context.Context, scope sanad.Scope, run, mediaType strin
 	if err := s.writeBlob(h, data); err != nil {
 		return sanad.ArtifactRef{}, sanad.Wrap(err, sanad.CodeDependencyDown, op, fmt.Sprintf("cannot write blob: %v", err))
 	}
-	ref := sanad.ArtifactRef{
+	return sanad.ArtifactRef{
 		ID: sanad.ArtifactID(h), SHA256: h, MediaType: mediaType, SizeBytes: int64(len(data)),
 		URI: sanad.ArtifactURI(h), Scope: scope, CreatedByRun: run,
-	}
-	if err := s.index.PutArtifact(ctx, ref); err != nil {
-		return sanad.ArtifactRef{}, err
-	}
-	return ref, nil
+	}, nil
 }
 
 func (s *Store) writeBlob(sum string, data []byte) error {

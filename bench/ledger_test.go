@@ -55,3 +55,13 @@ func BenchmarkWorkflowStep(b *testing.B) {
 		b.ReportMetric(res.EventsPerStep, "events/step")
 	}
 }
+
+func BenchmarkGatewayCall(b *testing.B) {
+	for b.Loop() {
+		res, err := Gateway(b.Context(), GatewayConfig{Dir: b.TempDir(), Calls: 3000})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(res.CallP50us, "call_us_p50")
+	}
+}

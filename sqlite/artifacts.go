@@ -6,6 +6,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/artifact"
+	"github.com/sanadhq/sanad/ledger"
 )
 
 var _ artifact.Index = (*DB)(nil)
@@ -15,10 +16,32 @@ func (db *DB) PutArtifact(ctx context.Context, ref sanad.ArtifactRef) error {
 	if db.write == nil {
 		return sanad.Errorf(sanad.CodeInvalidInput, "sqlite.put_artifact", "the store is open read-only")
 	}
-	_, err := db.write.ExecContext(ctx, `INSERT INTO artifacts (artifact_id, tenant, case_id, sha256, media_type, size_bytes, created_by_run)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		ref.ID, ref.Scope.Tenant, ref.Scope.Case, ref.SHA256, ref.MediaType, ref.SizeBytes, ref.CreatedByRun)
+	_, err := db.st.insArtifact.ExecContext(ctx, ref.ID, ref.Scope.Tenant, ref.Scope.Case, ref.SHA256, ref.MediaType, ref.SizeBytes, ref.CreatedByRun)
 	return classify(err, "sqlite.put_artifact", "insert")
+}
+
+const insertArtifactSQL = `INSERT INTO artifacts (artifact_id, tenant, case_id, sha256, media_type, size_bytes, created_by_run)
+	VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+
+// projectRefs indexes the artifacts ev cites in its own scope, in the
+// transaction that commits ev: an artifact staged without an index entry
+// (artifact.Store.Stage) is found from the moment an event citing it is
+// durable. Refs to other scopes are citations, not claims, and index nothing.
+func projectRefs(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event) error {
+	var ins *sql.Stmt
+	for i := range ev.Refs {
+		ref := &ev.Refs[i]
+		if ref.Scope != ev.Scope {
+			continue
+		}
+		if ins == nil {
+			ins = tx.StmtContext(ctx, st.insArtifact)
+		}
+		if _, err := ins.ExecContext(ctx, ref.ID, ref.Scope.Tenant, ref.Scope.Case, ref.SHA256, ref.MediaType, ref.SizeBytes, ref.CreatedByRun); err != nil {
+			return classify(err, "sqlite.append", "index artifact "+ref.ID)
+		}
+	}
+	return nil
 }
 
 // Artifact implements [artifact.Index].

@@ -85,7 +85,7 @@ type DB struct {
 
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
-	insRun, endRun, insEvents, insNodes, insEvent, insNode, size *sql.Stmt // on the write connection
+	insRun, endRun, insEvents, insNodes, insEvent, insNode, size, insArtifact *sql.Stmt // on the write connection
 	readTrace, node, leaf, leafData                              *sql.Stmt // on the read pool
 }
 
@@ -105,6 +105,7 @@ func (db *DB) prepare(ctx context.Context) error {
 		must(&db.st.insNode, db.write, insertSQL(nodesInsert, 2, 1))
 		must(&db.st.size, db.write, treeSizeSQL)
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended = ?, ended_at = ? WHERE run_id = ?")
+		must(&db.st.insArtifact, db.write, insertArtifactSQL)
 	}
 	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
 	must(&db.st.node, db.read, "SELECT hash FROM tlog_nodes WHERE id = ?")

@@ -53,7 +53,8 @@ func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, cols int, 
 func nodeKey(id compact.NodeID) int64 { return int64(uint64(id.Level)<<56 | id.Index) }
 
 // AppendEvents implements [ledger.Appender]: one transaction inserts the
-// events, the Merkle nodes they complete and the runs projection.
+// events, the Merkle nodes they complete, the runs projection and the index
+// entries of the artifacts they cite.
 func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64, error) {
 	const op = "sqlite.append"
 	if db.write == nil {
@@ -108,6 +109,9 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	}
 	for i, ev := range events {
 		if err := projectRun(ctx, tx, &db.st, ev); err != nil {
+			return 0, err
+		}
+		if err := projectRefs(ctx, tx, &db.st, ev); err != nil {
 			return 0, err
 		}
 		if err := projectGate(ctx, tx, ev, first+uint64(i)); err != nil {

@@ -496,7 +496,10 @@ func (c *call) fail(child *runs.Run, err error) Result {
 // execute runs a call that was let through, in its own tool_gateway run.
 func (c *call) execute(ctx context.Context, d policy.Decision) Result {
 	g := c.g
-	inRef, err := g.cfg.Artifacts.Put(c.rctx, c.scope, c.parent.Record.ID, MediaType, c.input)
+	// The input and output are staged, not indexed: the events citing them
+	// (run.started, tool.completed) index them in the commits the call
+	// waits for anyway.
+	inRef, err := g.cfg.Artifacts.Stage(c.scope, c.parent.Record.ID, MediaType, c.input)
 	if err != nil {
 		return c.refuse(StageRecord, sanad.ErrorCode(err), "", "the input could not be stored, so the call did not run: "+sanad.ErrorMessage(err), nil)
 	}
@@ -633,7 +636,7 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 		stored := true
 		var outRef sanad.ArtifactRef
 		if err == nil {
-			if outRef, err = g.cfg.Artifacts.Put(c.rctx, c.scope, child.Record.ID, MediaType, canonical); err != nil {
+			if outRef, err = g.cfg.Artifacts.Stage(c.scope, child.Record.ID, MediaType, canonical); err != nil {
 				stored = false
 				err = sanad.Wrap(err, sanad.ErrorCode(err), "tool.store", "the tool ran but its output could not be stored: "+sanad.ErrorMessage(err))
 			}
