@@ -86,7 +86,7 @@ type DB struct {
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
 	insRun, endRun, insEvents, insNodes, insEvent, insNode, size, insArtifact *sql.Stmt // on the write connection
-	readTrace, node, leaf, leafData                              *sql.Stmt // on the read pool
+	readTrace, node, leaf, leafData                                           *sql.Stmt // on the read pool
 }
 
 func (db *DB) prepare(ctx context.Context) error {
