@@ -69,8 +69,39 @@ type chainState struct {
 
 // CheckEvent verifies what can be verified of ev alone.
 func (c *Checker) CheckEvent(ev *Event) error {
-	fail := func(format string, args ...any) error {
-		return &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: -1, Reason: fmt.Sprintf(format, args...)}
+	return c.CheckEvents([]*Event{ev})[0]
+}
+
+// CheckEvents verifies what can be verified of each event alone, as
+// CheckEvent does, checking their signatures together in one batch
+// ([keyring.VerifyAll]). The i-th error is evs[i]'s.
+func (c *Checker) CheckEvents(evs []*Event) []error {
+	errs := make([]error, len(evs))
+	signed := make([]keyring.Signed, 0, len(evs))
+	at := make([]int, 0, len(evs))
+	for i, ev := range evs {
+		pub, err := c.checkUnsigned(ev)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		signed = append(signed, keyring.Signed{Public: pub, Msg: SigningMessage(ev.Hash), Sig: ev.Sig})
+		at = append(at, i)
+	}
+	for j, ok := range keyring.VerifyAll(signed) {
+		if !ok {
+			ev := evs[at[j]]
+			errs[at[j]] = &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: -1, Reason: fmt.Sprintf("signature does not verify with key %s", ev.Actor.Key)}
+		}
+	}
+	return errs
+}
+
+// checkUnsigned checks all of ev but its signature, and returns the public
+// key the signature must verify with.
+func (c *Checker) checkUnsigned(ev *Event) (ed25519.PublicKey, error) {
+	fail := func(format string, args ...any) (ed25519.PublicKey, error) {
+		return nil, &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: -1, Reason: fmt.Sprintf(format, args...)}
 	}
 	h, _ := ev.computeHash(make([]byte, 0, len(ev.raw)))
 	if h != ev.Hash {
@@ -85,9 +116,6 @@ func (c *Checker) CheckEvent(ev *Event) error {
 	}
 	if keyring.KeyID(ed25519.PublicKey(key.Public)) != ev.Actor.Key {
 		return fail("key %s does not match its id", ev.Actor.Key)
-	}
-	if !keyring.Verify(key.Public, SigningMessage(ev.Hash), ev.Sig) {
-		return fail("signature does not verify with key %s", ev.Actor.Key)
 	}
 	def, ok := c.Types.defs[ev.Type]
 	if !ok {
@@ -109,7 +137,7 @@ func (c *Checker) CheckEvent(ev *Event) error {
 	if err != nil {
 		return fail("%v", err)
 	}
-	return nil
+	return ed25519.PublicKey(key.Public), nil
 }
 
 // Next checks that ev is the next event of its trace: seq, prev link and the
@@ -277,11 +305,18 @@ func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) er
 					close(b.done)
 					continue
 				}
+				evs := make([]*Event, 0, len(b.items))
 				for i := range b.items {
 					it := &b.items[i]
-					it.ev, it.err = Decode(it.st.Raw)
-					if it.err == nil {
-						it.err = chk.CheckEvent(it.ev)
+					if it.ev, it.err = Decode(it.st.Raw); it.err == nil {
+						evs = append(evs, it.ev)
+					}
+				}
+				errs := chk.CheckEvents(evs)
+				for i, j := 0, 0; i < len(b.items); i++ {
+					if it := &b.items[i]; it.err == nil {
+						it.err = errs[j]
+						j++
 					}
 				}
 				close(b.done)

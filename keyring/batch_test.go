@@ -1,0 +1,72 @@
+package keyring_test
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"testing"
+
+	"github.com/sanadhq/sanad/keyring"
+)
+
+// TestVerifyAllAgreesWithVerify: for batches of valid signatures with, in
+// turn, each kind of bad item at each position, VerifyAll gives exactly
+// Verify's answer for every item.
+func TestVerifyAllAgreesWithVerify(t *testing.T) {
+	pubs := make([]ed25519.PublicKey, 3)
+	privs := make([]ed25519.PrivateKey, 3)
+	for i := range pubs {
+		pubs[i], privs[i], _ = ed25519.GenerateKey(rand.Reader)
+	}
+	valid := func(n int) []keyring.Signed {
+		items := make([]keyring.Signed, n)
+		for i := range items {
+			msg := []byte(fmt.Sprintf("event hash %d", i))
+			items[i] = keyring.Signed{Public: pubs[i%3], Msg: msg, Sig: ed25519.Sign(privs[i%3], msg)}
+		}
+		return items
+	}
+	spoil := map[string]func(*keyring.Signed){
+		"flipped signature bit": func(s *keyring.Signed) { s.Sig = append([]byte(nil), s.Sig...); s.Sig[5] ^= 1 },
+		"other message":         func(s *keyring.Signed) { s.Msg = []byte("something else") },
+		"other key":             func(s *keyring.Signed) { s.Public = pubs[(indexOf(pubs, s.Public)+1)%3] },
+		"short signature":       func(s *keyring.Signed) { s.Sig = s.Sig[:10] },
+		"short key":             func(s *keyring.Signed) { s.Public = s.Public[:31] },
+		"non-canonical S":       func(s *keyring.Signed) { s.Sig = append([]byte(nil), s.Sig...); s.Sig[63] |= 0xf0 },
+	}
+	for _, n := range []int{1, 2, 7, 64} {
+		items := valid(n)
+		for i, ok := range keyring.VerifyAll(items) {
+			if !ok {
+				t.Fatalf("batch of %d valid: item %d refused", n, i)
+			}
+		}
+		for name, fn := range spoil {
+			for _, bad := range []int{0, n / 2, n - 1} {
+				items := valid(n)
+				fn(&items[bad])
+				got := keyring.VerifyAll(items)
+				for i, it := range items {
+					if want := keyring.Verify(it.Public, it.Msg, it.Sig); got[i] != want {
+						t.Fatalf("batch of %d, %s at %d: item %d VerifyAll %v, Verify %v", n, name, bad, i, got[i], want)
+					}
+				}
+				if got[bad] {
+					t.Fatalf("batch of %d, %s at %d: accepted", n, name, bad)
+				}
+			}
+		}
+	}
+	if len(keyring.VerifyAll(nil)) != 0 {
+		t.Fatal("VerifyAll(nil) is not empty")
+	}
+}
+
+func indexOf(pubs []ed25519.PublicKey, p ed25519.PublicKey) int {
+	for i, q := range pubs {
+		if q.Equal(p) {
+			return i
+		}
+	}
+	return 0
+}
