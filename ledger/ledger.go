@@ -63,7 +63,7 @@ type Config struct {
 	Crash func(point string)
 }
 
-// Crash points of the commit loop.
+// Crash points of a commit (by a waiter or the background committer).
 const (
 	PointBeforeCommit = "ledger.before_commit" // a batch is about to be handed to the store
 	PointAfterCommit  = "ledger.after_commit"  // the store committed it; no appender knows yet
@@ -397,8 +397,8 @@ func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error)
 		seq, prev = ev.Seq, ev.Hash
 	}
 	// The chain needs only the hashes: the signatures are made by the
-	// signers while this goroutine goes on, and the commit loop waits for
-	// them.
+	// signers while this goroutine goes on, or by the committer if it gets
+	// there first.
 	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan struct{}), signed: make(chan struct{})}
 	if err := l.queueUp(ctx, p); err != nil {
 		h.loaded = false
