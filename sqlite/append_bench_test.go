@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/sqlite"
+	"github.com/sanadhq/sanad/tlog"
 )
 
 // captured records the events a ledger commits, to replay them into another
@@ -28,7 +30,7 @@ func (c *captured) AppendEvents(ctx context.Context, evs []*ledger.Event) (uint6
 	return first, err
 }
 
-func runEvents(b *testing.B, n int) []*ledger.Event {
+func runEvents(b testing.TB, n int) []*ledger.Event {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, sqlite.Config{Path: b.TempDir() + "/src.db"})
 	if err != nil {
@@ -110,5 +112,44 @@ func BenchmarkAppendEventsBatch(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/event")
 		})
+	}
+}
+
+// TestAppendEventsChunks: batches of every shape of multi-row chunking (a
+// full chunk of 64, the smaller chunks, single rows) store the events in
+// order and the Merkle nodes that give the log's root.
+func TestAppendEventsChunks(t *testing.T) {
+	ctx := t.Context()
+	evs := runEvents(t, 400)
+	db := openDB(t, dbPath(t))
+	sizes := []int{1, 3, 4, 5, 16, 17, 21, 64, 69, 85, 115}
+	tree := tlog.NewTree()
+	for lo, i := 0, 0; lo < len(evs); i++ {
+		hi := min(lo+sizes[i%len(sizes)], len(evs))
+		if _, err := db.AppendEvents(ctx, evs[lo:hi]); err != nil {
+			t.Fatalf("AppendEvents of %d: %v", hi-lo, err)
+		}
+		for _, ev := range evs[lo:hi] {
+			if err := tree.Append(tlog.LeafHash(ev.Hash[:]), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lo = hi
+	}
+	i := 0
+	err := db.ReadLog(ctx, 0, func(s ledger.Stored) error {
+		if s.Index != uint64(i) || s.Hash != evs[i].Hash {
+			t.Fatalf("leaf %d: stored %d %s, want %s", i, s.Index, s.Hash, evs[i].Hash)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != len(evs) {
+		t.Fatalf("ReadLog: %d events, %v", i, err)
+	}
+	want, _ := tree.Root()
+	got, err := tlog.Prover{Nodes: db}.RootAt(ctx, uint64(len(evs)))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("root from stored nodes %x (%v), want %x", got, err, want)
 	}
 }

@@ -85,8 +85,10 @@ type DB struct {
 
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
-	insRun, endRun, insEvents, insNodes, insEvent, insNode, size, insArtifact *sql.Stmt // on the write connection
-	readTrace, node, leaf, leafData                                           *sql.Stmt // on the read pool
+	insRun, endRun, size, insArtifact *sql.Stmt // on the write connection
+	// insEvents and insNodes insert insertChunks[i] rows each.
+	insEvents, insNodes             [len(insertChunks)]*sql.Stmt
+	readTrace, node, leaf, leafData *sql.Stmt // on the read pool
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -99,10 +101,10 @@ func (db *DB) prepare(ctx context.Context) error {
 	}
 	if db.write != nil {
 		must(&db.st.insRun, db.write, "INSERT INTO runs (run_id, trace, status, started) VALUES (?, ?, ?, ?)")
-		must(&db.st.insEvents, db.write, insertSQL(eventsInsert, eventCols, insertChunk))
-		must(&db.st.insEvent, db.write, insertSQL(eventsInsert, eventCols, 1))
-		must(&db.st.insNodes, db.write, insertSQL(nodesInsert, 2, insertChunk))
-		must(&db.st.insNode, db.write, insertSQL(nodesInsert, 2, 1))
+		for i, rows := range insertChunks {
+			must(&db.st.insEvents[i], db.write, insertSQL(eventsInsert, eventCols, rows))
+			must(&db.st.insNodes[i], db.write, insertSQL(nodesInsert, 2, rows))
+		}
 		must(&db.st.size, db.write, treeSizeSQL)
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended = ?, ended_at = ? WHERE run_id = ?")
 		must(&db.st.insArtifact, db.write, insertArtifactSQL)

@@ -20,7 +20,6 @@ var _ ledger.Store = (*DB)(nil)
 const (
 	eventCols    = 7
 	treeSizeSQL  = "SELECT idx + 1 FROM events ORDER BY idx DESC LIMIT 1" // uses the rowid, unlike MAX()+1
-	insertChunk  = 64
 	eventsInsert = "INSERT INTO events (idx, trace, seq, hash, type, run, data) VALUES "
 	nodesInsert  = "INSERT INTO tlog_nodes (id, hash) VALUES "
 )
@@ -31,21 +30,22 @@ func insertSQL(prefix string, cols, rows int) string {
 	return prefix + strings.TrimSuffix(strings.Repeat(group+", ", rows), ", ")
 }
 
-// insertRows inserts rows of cols values each from args: full chunks with
-// the prepared multi-row statement many, the rest with one.
-func insertRows(ctx context.Context, tx *sql.Tx, many, one *sql.Stmt, cols int, args []any) error {
-	per := cols * insertChunk
-	for len(args) >= per {
-		if _, err := tx.StmtContext(ctx, many).ExecContext(ctx, args[:per]...); err != nil {
-			return err
+// insertChunks are the row counts of the prepared multi-row INSERTs, largest
+// first, ending with 1: a batch of rows goes in with one statement execution
+// per chunk instead of one per row.
+var insertChunks = [...]int{64, 16, 4, 1}
+
+// insertRows inserts rows of cols values each from args, in chunks of the
+// largest sizes that fit, with stmts[i] inserting insertChunks[i] rows.
+func insertRows(ctx context.Context, tx *sql.Tx, stmts *[len(insertChunks)]*sql.Stmt, cols int, args []any) error {
+	for i, rows := range insertChunks {
+		per := cols * rows
+		for len(args) >= per {
+			if _, err := tx.StmtContext(ctx, stmts[i]).ExecContext(ctx, args[:per]...); err != nil {
+				return err
+			}
+			args = args[per:]
 		}
-		args = args[per:]
-	}
-	for len(args) > 0 {
-		if _, err := tx.StmtContext(ctx, one).ExecContext(ctx, args[:cols]...); err != nil {
-			return err
-		}
-		args = args[cols:]
 	}
 	return nil
 }
@@ -76,7 +76,7 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	}
 	first := tree.Size()
 	tree = tree.Clone()
-	// Rows go in with multi-row INSERTs of up to insertChunk rows: one
+	// Rows go in with multi-row INSERTs of up to insertChunks[0] rows: one
 	// statement execution per chunk instead of one per row.
 	nodes := make([]tlog.Node, 0, len(events))
 	for _, ev := range events {
@@ -97,14 +97,14 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 		}
 		args = append(args, int64(first)+int64(i), ev.Trace, int64(ev.Seq), ev.Hash[:], ev.Type, run, ev.Canonical())
 	}
-	if err := insertRows(ctx, tx, db.st.insEvents, db.st.insEvent, eventCols, args); err != nil {
+	if err := insertRows(ctx, tx, &db.st.insEvents, eventCols, args); err != nil {
 		return 0, classify(err, op, fmt.Sprintf("events %s seq %d…", events[0].Trace, events[0].Seq))
 	}
 	args = args[:0]
 	for _, n := range nodes {
 		args = append(args, nodeKey(n.ID), n.Hash)
 	}
-	if err := insertRows(ctx, tx, db.st.insNodes, db.st.insNode, 2, args); err != nil {
+	if err := insertRows(ctx, tx, &db.st.insNodes, 2, args); err != nil {
 		return 0, classify(err, op, "merkle nodes")
 	}
 	for i, ev := range events {
