@@ -364,7 +364,7 @@ func TestVerifyLogChecksStoredTree(t *testing.T) {
 		leaf int64 // an event whose inclusion proof uses the damaged node
 	}{
 		{"stored leaf hash", "UPDATE events SET hash = zeroblob(32) WHERE idx = 4", 5},
-		{"inner node", fmt.Sprintf("UPDATE tlog_nodes SET hash = zeroblob(32) WHERE id = %d", int64(1)<<56|2), 6},
+		{"inner node", fmt.Sprintf("UPDATE tlog_nodes SET hash = zeroblob(32) WHERE id = %d", int64(4)<<56|0), 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -52,6 +52,14 @@ func insertRows(ctx context.Context, tx *sql.Tx, stmts *[len(insertChunks)]*sql.
 
 func nodeKey(id compact.NodeID) int64 { return int64(uint64(id.Level)<<56 | id.Index) }
 
+// storedNodeLevels says which Merkle nodes a commit stores: those whose level
+// is a multiple of it, one row per 16 leaves, one more per 256, and so on.
+// Any other node is hashed from the nodes (or event hashes) up to three
+// levels below it when read: at most 8 of them. Storing every node instead
+// made the node rows a third of a small commit's cost. The stored nodes are
+// a cache of what the event hashes determine: verification checks each.
+const storedNodeLevels = 4
+
 // AppendEvents implements [ledger.Appender]: one transaction inserts the
 // events, the Merkle nodes they complete, the runs projection and the index
 // entries of the artifacts they cite.
@@ -78,10 +86,10 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	tree = tree.Clone()
 	// Rows go in with multi-row INSERTs of up to insertChunks[0] rows: one
 	// statement execution per chunk instead of one per row.
-	nodes := make([]tlog.Node, 0, len(events))
+	nodes := make([]tlog.Node, 0, len(events)/storedNodeLevels+1)
 	for _, ev := range events {
 		err := tree.Append(tlog.LeafHash(ev.Hash[:]), func(n tlog.Node) {
-			if n.ID.Level > 0 {
+			if n.ID.Level > 0 && n.ID.Level%storedNodeLevels == 0 {
 				nodes = append(nodes, n)
 			}
 		})
@@ -171,21 +179,33 @@ func (db *DB) ReadNodes(ctx context.Context, ids []compact.NodeID) ([][]byte, er
 	}, ids)
 }
 
-// readNodes reads Merkle nodes through row: a stored node (level >= 1) by its
-// key, or an event hash (level 0) by its index.
+// readNodes reads Merkle nodes through row: an event hash (level 0) by its
+// index, a stored node by its key, and a node that is not stored (see
+// storedNodeLevels) hashed from its two children, read the same way.
 func readNodes(ctx context.Context, row func(leaf bool, key int64) *sql.Row, ids []compact.NodeID) ([][]byte, error) {
 	const op = "sqlite.nodes"
-	out := make([][]byte, len(ids))
-	for i, id := range ids {
+	var read func(id compact.NodeID) ([]byte, error)
+	read = func(id compact.NodeID) ([]byte, error) {
 		var h []byte
 		var err error
 		if id.Level == 0 {
 			err = row(true, int64(id.Index)).Scan(&h)
-			if err == nil {
+			if err == nil && len(h) == tlog.HashSize {
 				h = tlog.LeafHash(h)
 			}
 		} else {
 			err = row(false, nodeKey(id)).Scan(&h)
+			if err == sql.ErrNoRows && id.Level%storedNodeLevels != 0 {
+				left, lerr := read(compact.NewNodeID(id.Level-1, 2*id.Index))
+				if lerr != nil {
+					return nil, lerr
+				}
+				right, rerr := read(compact.NewNodeID(id.Level-1, 2*id.Index+1))
+				if rerr != nil {
+					return nil, rerr
+				}
+				return tlog.HashChildren(left, right), nil
+			}
 		}
 		if err == sql.ErrNoRows {
 			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is missing", id.Level, id.Index)
@@ -195,6 +215,14 @@ func readNodes(ctx context.Context, row func(leaf bool, key int64) *sql.Row, ids
 		}
 		if len(h) != tlog.HashSize {
 			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is damaged", id.Level, id.Index)
+		}
+		return h, nil
+	}
+	out := make([][]byte, len(ids))
+	for i, id := range ids {
+		h, err := read(id)
+		if err != nil {
+			return nil, err
 		}
 		out[i] = h
 	}

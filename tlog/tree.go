@@ -20,6 +20,10 @@ var factory = &compact.RangeFactory{Hash: hasher.HashChildren}
 // LeafHash returns the RFC 6962 leaf hash of data (0x00 || data, SHA-256).
 func LeafHash(data []byte) []byte { return hasher.HashLeaf(data) }
 
+// HashChildren returns the hash of the node whose children have the hashes
+// left and right (RFC 6962 §2.1).
+func HashChildren(left, right []byte) []byte { return hasher.HashChildren(left, right) }
+
 // EmptyRoot is the root hash of the tree with no leaves.
 func EmptyRoot() []byte { return hasher.EmptyRoot() }
 
