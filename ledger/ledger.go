@@ -21,7 +21,6 @@ import (
 const (
 	DefaultMaxBatch        = 512
 	DefaultQueueSize       = 8192
-	DefaultLinger          = 2 * time.Millisecond
 	DefaultRuntimeIdentity = "sanad-runtime"
 	DefaultLogIdentity     = "sanad-log"
 	maxCachedTraces        = 1 << 16
@@ -53,10 +52,11 @@ type Config struct {
 	// QueueSize bounds appends waiting for a commit (DefaultQueueSize). A full
 	// queue makes Append wait, within its context's deadline.
 	QueueSize int
-	// Linger is how long an append nobody waits for (see Enqueue) may stay
-	// queued before the background committer commits it, gathering more
-	// into the same commit (DefaultLinger); negative commits at once. An
-	// append someone waits for is committed by the waiter itself, at once.
+	// Linger is how long the background committer lets an append nobody
+	// waits for (see Enqueue) stay queued, gathering more into the same
+	// commit; zero or negative (the default) commits at once, which lets a
+	// workflow's steps commit on the other core while it goes on. An append
+	// someone waits for is committed by the waiter itself, at once.
 	Linger time.Duration
 	// Crash is called at PointBeforeCommit and PointAfterCommit, so that a
 	// test can stop the process there; nil does nothing.
@@ -153,9 +153,6 @@ func Open(cfg Config) (*Ledger, error) {
 	}
 	if cfg.QueueSize == 0 {
 		cfg.QueueSize = DefaultQueueSize
-	}
-	if cfg.Linger == 0 {
-		cfg.Linger = DefaultLinger
 	}
 	rt, err := cfg.Keys.Key(cfg.RuntimeIdentity)
 	if err != nil {
