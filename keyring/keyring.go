@@ -54,6 +54,9 @@ type Key struct {
 	ID       string
 	Public   ed25519.PublicKey
 	private  ed25519.PrivateKey
+
+	expandOnce sync.Once
+	expanded   expandedKey // for SignAll
 }
 
 // Sign signs msg with the private key.
@@ -159,7 +162,14 @@ func (r *Keyring) load(identity string) (*Key, error) {
 	if KeyID(pub) != f.KeyID {
 		return nil, sanad.Errorf(sanad.CodeIntegrity, op, "key file %s: key id %s does not match its key", p, f.KeyID)
 	}
-	return &Key{Identity: identity, ID: f.KeyID, Public: pub, private: priv}, nil
+	return NewKey(identity, priv), nil
+}
+
+// NewKey returns the key of identity with the private key priv (kept only in
+// memory: the keyring's own keys come from Keyring.Key).
+func NewKey(identity string, priv ed25519.PrivateKey) *Key {
+	pub := priv.Public().(ed25519.PublicKey)
+	return &Key{Identity: identity, ID: KeyID(pub), Public: pub, private: priv}
 }
 
 func (r *Keyring) create(identity string) (*Key, error) {
@@ -176,7 +186,7 @@ func (r *Keyring) create(identity string) (*Key, error) {
 	if err := writeFileSync(r.path(identity), append(data, '\n'), 0o600); err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeDependencyDown, op, fmt.Sprintf("cannot write key for %s: %v", identity, err))
 	}
-	return &Key{Identity: identity, ID: f.KeyID, Public: pub, private: priv}, nil
+	return NewKey(identity, priv), nil
 }
 
 // Public returns the public keys of every key in the folder, by key id.

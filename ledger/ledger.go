@@ -569,27 +569,63 @@ func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
 	return nil
 }
 
-// sign signs and encodes p's events unless someone else has claimed them,
-// and reports whether it did.
-func (p *Pending) sign() bool {
-	if !p.claimed.CompareAndSwap(false, true) {
-		return false
+// claim reports whether the caller is the one to sign p's events: the
+// first to ask, a signer or a committer.
+func (p *Pending) claim() bool { return p.claimed.CompareAndSwap(false, true) }
+
+// signClaimed signs and encodes the events of appends the caller claimed,
+// all in one keyring.SignAll batch, and tells their waiters.
+func signClaimed(ps []*Pending) {
+	var keys []*keyring.Key
+	var msgs [][]byte
+	for _, p := range ps {
+		keys = append(keys, p.keys...)
+		for _, ev := range p.evs {
+			msgs = append(msgs, SigningMessage(ev.Hash))
+		}
 	}
-	for i, ev := range p.evs {
-		ev.Sig = p.keys[i].Sign(SigningMessage(ev.Hash))
-		ev.raw = ev.appendCanonical(make([]byte, 0, 512+len(ev.Body)), true)
+	sigs := keyring.SignAll(keys, msgs)
+	for _, p := range ps {
+		for _, ev := range p.evs {
+			ev.Sig, sigs = sigs[0], sigs[1:]
+			ev.raw = ev.appendCanonical(make([]byte, 0, 512+len(ev.Body)), true)
+		}
+		p.keys = nil
+		close(p.signed)
 	}
-	p.keys = nil
-	close(p.signed)
-	return true
 }
 
-// signLoop signs queued appends, ahead of their commit, until the ledger
-// stops.
+// maxSignBatch bounds how many queued appends a signer claims at once.
+const maxSignBatch = 64
+
+// signLoop signs queued appends ahead of their commit, taking whatever is
+// queued together, until the ledger stops.
 func (l *Ledger) signLoop() {
 	defer l.signers.Done()
+	var claimed []*Pending
 	for p := range l.signq {
-		p.sign()
+		claimed = claimed[:0]
+		if p.claim() {
+			claimed = append(claimed, p)
+		}
+	more:
+		for len(claimed) < maxSignBatch {
+			select {
+			case q, ok := <-l.signq:
+				if !ok {
+					break more
+				}
+				if q.claim() {
+					claimed = append(claimed, q)
+				}
+			default:
+				break more
+			}
+		}
+		if len(claimed) > 0 {
+			signClaimed(claimed)
+		}
+		clear(claimed)
 	}
 }
 
@@ -677,13 +713,21 @@ func (l *Ledger) commitNext() bool {
 	l.queued = l.queued[:rest]
 	l.qmu.Unlock()
 
-	// Sign what the signers have not reached; appends chained on one that
-	// failed are failed, unwritten.
+	// Sign what the signers have not reached, in one batch, and wait for
+	// what they are signing; appends chained on one that failed are failed,
+	// unwritten.
+	var claimed []*Pending
+	for _, q := range batch {
+		if q.claim() {
+			claimed = append(claimed, q)
+		}
+	}
+	if len(claimed) > 0 {
+		signClaimed(claimed)
+	}
 	live, events := batch[:0], l.events[:0]
 	for _, q := range batch {
-		if !q.sign() {
-			<-q.signed
-		}
+		<-q.signed
 		if q.head.epoch.Load() != q.epoch {
 			q.stale = true
 			l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
