@@ -47,7 +47,7 @@ func SignAll(keys []*Key, msgs [][]byte) [][]byte {
 		R edwards25519.Point
 	}
 	nonces := make([]nonce, n)
-	zs := make([]field.Element, n)     // Z of each R
+	zs := make([]field.Element, n)      // Z of each R
 	partial := make([]field.Element, n) // Z_0 ⋯ Z_{i-1}
 	acc := new(field.Element).One()
 	var h [sha512.Size]byte
