@@ -486,7 +486,7 @@ type exec struct {
 	// the step went on: the run stops and is left to Resume.
 	broken error
 
-	mu sync.Mutex // guards cp, outputs, gates, pending and appends of step events
+	mu sync.Mutex // guards cp, outputs, gates, pending, executed and appends of step events
 	cp Checkpoint
 	// outputs are the completed steps' outputs, whole (the checkpoint may
 	// hold large ones by reference).
@@ -681,7 +681,9 @@ func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
 		x.recordFailed(i, rerr)
 		return nil, rerr
 	}
+	x.mu.Lock()
 	x.executed++
+	x.mu.Unlock()
 	return out, err
 }
 
