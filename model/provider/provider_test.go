@@ -241,8 +241,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if want := fmt.Sprint([]sanad.Code{"", sanad.CodeModelAuth, sanad.CodeDependencyDown, sanad.CodeTimeout}); fmt.Sprint(codes) != want {
 		t.Errorf("got codes %v, want %s", codes, want)
 	}
-	if srv.auths[0] != "Bearer "+key {
-		t.Fatalf("the server got %q, so the test proves nothing", srv.auths[0])
+	srv.mu.Lock()
+	first := srv.auths[0]
+	srv.mu.Unlock()
+	if first != "Bearer "+key {
+		t.Fatalf("the server got %q, so the test proves nothing", first)
 	}
 	if strings.Contains(logs.String(), key) || logs.Len() == 0 {
 		t.Errorf("the log leaks the key or is empty:\n%s", logs.String())
