@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -29,7 +30,15 @@ var hello = model.Request{Messages: []model.Message{{Role: model.RoleUser, Conte
 type script struct {
 	*httptest.Server
 	n     atomic.Int32
+	mu    sync.Mutex // guards auths: handlers of timed-out requests run on
 	auths []string
+}
+
+// auth returns the Authorization header of the i-th request.
+func (s *script) auth(i int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.auths[i]
 }
 
 type step func(w http.ResponseWriter, r *http.Request)
@@ -57,7 +66,9 @@ func serve(t *testing.T, steps ...step) *script {
 	s := &script{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := int(s.n.Add(1)) - 1
+		s.mu.Lock()
 		s.auths = append(s.auths, r.Header.Get("Authorization"))
+		s.mu.Unlock()
 		steps[min(n, len(steps)-1)](w, r)
 	}))
 	t.Cleanup(s.Close)
@@ -184,8 +195,8 @@ func TestAuthErrorNamesEnvVar(t *testing.T) {
 	if !strings.Contains(err.Error(), "SANAD_OPENAI_KEY") {
 		t.Errorf("message %q does not name the environment variable", err)
 	}
-	if srv.auths[0] != "Bearer sk-wrong-key-123456" {
-		t.Errorf("sent Authorization %q, want the bearer key", srv.auths[0])
+	if srv.auth(0) != "Bearer sk-wrong-key-123456" {
+		t.Errorf("sent Authorization %q, want the bearer key", srv.auth(0))
 	}
 
 	// Without a key (a local server), the message says none is configured.
@@ -194,8 +205,8 @@ func TestAuthErrorNamesEnvVar(t *testing.T) {
 	if code(err) != sanad.CodeModelAuth || !strings.Contains(err.Error(), "api_key_env") {
 		t.Errorf("got %v, want MODEL_AUTH saying to set api_key_env", err)
 	}
-	if srv.auths[1] != "" {
-		t.Errorf("sent Authorization %q without a key, want none", srv.auths[1])
+	if srv.auth(1) != "" {
+		t.Errorf("sent Authorization %q without a key, want none", srv.auth(1))
 	}
 }
 
@@ -581,8 +592,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		check(tt.name+": Stream", resp, err)
 		emb, err := m.Embed(context.Background(), []string{"x"})
 		check(tt.name+": Embed", emb, err)
-		if srv.auths[0] != "Bearer "+key {
-			t.Fatalf("%s: the server got Authorization %q, so the test proves nothing", tt.name, srv.auths[0])
+		if srv.auth(0) != "Bearer "+key {
+			t.Fatalf("%s: the server got Authorization %q, so the test proves nothing", tt.name, srv.auth(0))
 		}
 	}
 	if strings.Contains(logs.String(), key) {
