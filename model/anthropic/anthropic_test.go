@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,7 +28,15 @@ var hello = model.Request{Messages: []model.Message{{Role: model.RoleUser, Conte
 type script struct {
 	*httptest.Server
 	n    atomic.Int32
+	mu   sync.Mutex // guards keys: handlers of timed-out requests run on
 	keys []string
+}
+
+// key returns the x-api-key header of the i-th request.
+func (s *script) key(i int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keys[i]
 }
 
 type step func(w http.ResponseWriter, r *http.Request)
@@ -53,7 +62,9 @@ func serve(t *testing.T, steps ...step) *script {
 	s := &script{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := int(s.n.Add(1)) - 1
+		s.mu.Lock()
 		s.keys = append(s.keys, r.Header.Get("X-Api-Key"))
+		s.mu.Unlock()
 		steps[min(n, len(steps)-1)](w, r)
 	}))
 	t.Cleanup(s.Close)
@@ -108,8 +119,8 @@ func TestFailures(t *testing.T) {
 			if tt.code == sanad.CodeModelAuth && !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 				t.Errorf("message %q does not name the environment variable", err)
 			}
-			if srv.keys[0] != "sk-ant-test-0000000" {
-				t.Errorf("sent x-api-key %q, want the key", srv.keys[0])
+			if srv.key(0) != "sk-ant-test-0000000" {
+				t.Errorf("sent x-api-key %q, want the key", srv.key(0))
 			}
 		})
 	}
@@ -309,8 +320,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 		leaks(tt.name+": Generate", resp, err)
 		resp, err = model.Collect(m.Stream(context.Background(), hello))
 		leaks(tt.name+": Stream", resp, err)
-		if srv.keys[0] != key {
-			t.Fatalf("%s: the server got x-api-key %q, so the test proves nothing", tt.name, srv.keys[0])
+		if srv.key(0) != key {
+			t.Fatalf("%s: the server got x-api-key %q, so the test proves nothing", tt.name, srv.key(0))
 		}
 	}
 	if strings.Contains(logs.String(), key) {
