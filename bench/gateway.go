@@ -27,8 +27,13 @@ type GatewayConfig struct {
 
 // GatewayResult is what `sanad bench gateway` prints.
 type GatewayResult struct {
-	CallP50us           float64 `json:"call_p50_us"`
-	CallP99us           float64 `json:"call_p99_us"`
+	// CallP50us is a call of the no-op tool, declared as reading only: its
+	// start and outcome commit together at the end of the call.
+	CallP50us float64 `json:"call_p50_us"`
+	CallP99us float64 `json:"call_p99_us"`
+	// WriteAheadP50us is a call of the same tool declared with external
+	// side effects: its start is durable before it runs, a second commit.
+	WriteAheadP50us     float64 `json:"call_write_ahead_p50_us"`
 	DecisionP50us       float64 `json:"decision_p50_us"`
 	SchemaValidateP50us float64 `json:"schema_validate_p50_us"`
 	Calls               int     `json:"calls"`
@@ -41,7 +46,8 @@ const benchInputSchema = `{"type":"object","required":["claim_id","include_sanad
 
 // Gateway measures, in one run: a durable gateway call of a no-op tool
 // (resolve, validate, authorize, abuse limits, child run, artifacts, signed
-// events), a policy decision alone, and an input schema validation alone.
+// events), declared as reading only and then as having external side
+// effects; a policy decision alone; and an input schema validation alone.
 func Gateway(ctx context.Context, cfg GatewayConfig) (GatewayResult, error) {
 	if cfg.Calls <= 0 {
 		cfg.Calls = 300
@@ -54,17 +60,18 @@ func Gateway(ctx context.Context, cfg GatewayConfig) (GatewayResult, error) {
 	defer h.Close()
 	pol, err := policy.LoadFS(fstest.MapFS{
 		"roles.yaml": {Data: []byte("version: \"1\"\nroles:\n  analyst:\n    kind: agent\n")},
-		"tools.yaml": {Data: []byte("version: \"1\"\nrisk_classes:\n  read:\n    approval: none\ntools:\n  lookup_claim:\n    roles: [analyst]\n    risk: read\n")},
+		"tools.yaml": {Data: []byte("version: \"1\"\nrisk_classes:\n  read:\n    approval: none\ntools:\n  lookup_claim:\n    roles: [analyst]\n    risk: read\n  notify_claim:\n    roles: [analyst]\n    risk: read\n")},
 	})
 	if err != nil {
 		return res, err
 	}
-	reg, err := tool.NewRegistry(tool.Spec{
-		Name: "lookup_claim", InputSchema: json.RawMessage(benchInputSchema), OutputSchema: json.RawMessage(`{"type":"object"}`),
-		Idempotent: true, Func: func(context.Context, tool.Call) (json.RawMessage, error) {
-			return json.RawMessage(`{"found":true}`), nil
-		},
-	})
+	noop := func(context.Context, tool.Call) (json.RawMessage, error) { return json.RawMessage(`{"found":true}`), nil }
+	reg, err := tool.NewRegistry(
+		tool.Spec{Name: "lookup_claim", InputSchema: json.RawMessage(benchInputSchema), OutputSchema: json.RawMessage(`{"type":"object"}`),
+			Idempotent: true, SideEffect: tool.SideEffectNone, Func: noop},
+		tool.Spec{Name: "notify_claim", InputSchema: json.RawMessage(benchInputSchema), OutputSchema: json.RawMessage(`{"type":"object"}`),
+			Idempotent: true, SideEffect: tool.SideEffectExternal, Func: noop},
+	)
 	if err != nil {
 		return res, err
 	}
@@ -79,19 +86,30 @@ func Gateway(ctx context.Context, cfg GatewayConfig) (GatewayResult, error) {
 		return res, err
 	}
 	input := json.RawMessage(`{"claim_id":"C-17","include_sanad":true,"include_evidence":false,"deal_id":"deal-1","round":1}`)
-	before, _ := h.DB.TreeSize(ctx)
-	calls := make([]time.Duration, cfg.Calls)
-	for i := range calls {
-		start := time.Now()
-		r := gw.Call(ctx, parent, p, tool.Request{Tool: "lookup_claim", CallID: fmt.Sprint("c", i), Input: input, Round: 1})
-		calls[i] = time.Since(start)
-		if !r.Success {
-			return res, r.Err()
+	timeCalls := func(name string) ([]time.Duration, error) {
+		calls := make([]time.Duration, cfg.Calls)
+		for i := range calls {
+			start := time.Now()
+			r := gw.Call(ctx, parent, p, tool.Request{Tool: name, CallID: fmt.Sprint(name, i), Input: input, Round: 1})
+			calls[i] = time.Since(start)
+			if !r.Success {
+				return nil, r.Err()
+			}
 		}
+		return calls, nil
+	}
+	before, _ := h.DB.TreeSize(ctx)
+	calls, err := timeCalls("lookup_claim")
+	if err != nil {
+		return res, err
 	}
 	after, _ := h.DB.TreeSize(ctx)
 	res.EventsPerCall = float64(after-before) / float64(cfg.Calls)
 	res.CallP50us, res.CallP99us = percentile(calls, 50), percentile(calls, 99)
+	if calls, err = timeCalls("notify_claim"); err != nil {
+		return res, err
+	}
+	res.WriteAheadP50us = percentile(calls, 50)
 
 	decisions := make([]time.Duration, 10000)
 	for i := range decisions {

@@ -623,7 +623,7 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 			Risk: c.ti.risk, Approval: c.ti.approval, SideEffect: spec.SideEffect,
 			Idempotent: spec.Idempotent, TimeoutMS: spec.Timeout.Milliseconds(),
 		}
-		if _, err := child.Append(c.rctx, TypeStarted, "", started, []sanad.ArtifactRef{inRef}); err != nil {
+		if err := c.recordStart(child, started, inRef); err != nil {
 			return c.fail(child, err)
 		}
 		c.res.Attempts = attempt
@@ -671,6 +671,23 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 			return c.stop(child, ctxError(serr, spec.Name))
 		}
 	}
+}
+
+// recordStart records an attempt's start. It is durable before a tool with
+// side effects runs (write-ahead: a crash leaves a record of the attempt). A
+// tool that only reads leaves nothing half done if the process dies, so its
+// start is only sealed and queued: the attempt's outcome, which the call
+// waits for, commits with it or after it, and every commit takes the queue
+// in order, so anything that later leaves the process through a tool with
+// side effects finds this call recorded first.
+func (c *call) recordStart(child *runs.Run, started StartedBody, inRef sanad.ArtifactRef) error {
+	ev := runs.Event{Type: TypeStarted, Body: started, Refs: []sanad.ArtifactRef{inRef}}
+	if c.e.spec.SideEffect == SideEffectNone {
+		_, err := child.Enqueue(c.rctx, ev)
+		return err
+	}
+	_, err := child.AppendAll(c.rctx, ev)
+	return err
 }
 
 // stop records that the call's next attempt did not start because ctx

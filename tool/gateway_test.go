@@ -785,3 +785,57 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAheadForSideEffects: a tool with side effects runs only once its
+// call's start (run.started, authz.decision, tool.started) is durable in the
+// store; a tool that only reads may run before that, and both calls end with
+// every event durable and the trace verifying.
+func TestWriteAheadForSideEffects(t *testing.T) {
+	var e *env
+	var parent *runs.Run
+	durableAtRun := map[string]bool{}
+	probe := func(name string) tool.Func {
+		return func(ctx context.Context, call tool.Call) (json.RawMessage, error) {
+			evs, err := e.Ledger.Events(ctx, parent.Record.Trace) // read from the store
+			if err != nil {
+				return nil, err
+			}
+			for _, ev := range evs {
+				if ev.Type == tool.TypeStarted && ev.Run == call.Run {
+					durableAtRun[name] = true
+				}
+			}
+			return json.RawMessage(`{}`), nil
+		}
+	}
+	specs := []tool.Spec{
+		{Name: "send_mail", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`),
+			SideEffect: tool.SideEffectExternal, Func: probe("send_mail")},
+		{Name: "write_note", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`),
+			SideEffect: tool.SideEffectInternal, Func: probe("write_note")},
+		{Name: "read_claim", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{}`),
+			SideEffect: tool.SideEffectNone, Func: probe("read_claim")},
+	}
+	pol := policyOf(t, rolesYAML, toolsYAML(
+		toolEntry("send_mail", "write", []string{"worker"}),
+		toolEntry("write_note", "write", []string{"worker"}),
+		toolEntry("read_claim", "read", []string{"worker"}),
+	))
+	e = openEnv(t, pol, registry(t, specs...), nil)
+	p := policy.Principal{Agent: "worker-1", Role: "worker", Scope: deal}
+	parent = e.startParent(t, p)
+	for _, name := range []string{"send_mail", "write_note", "read_claim"} {
+		r := e.Gateway.Call(t.Context(), parent, p, tool.Request{Tool: name, CallID: name, Input: json.RawMessage(`{}`)})
+		if !r.Success {
+			t.Fatalf("%s: %v", name, r.Err())
+		}
+		// Everything the call recorded is durable once it returns.
+		evs := ofCall(t, e.events(t, parent.Record.Trace), name)
+		wantTypes(t, name, typesOf(evs), tool.TypeStarted, tool.TypeCompleted)
+	}
+	for _, name := range []string{"send_mail", "write_note"} {
+		if !durableAtRun[name] {
+			t.Errorf("%s ran before its tool.started was durable", name)
+		}
+	}
+}
