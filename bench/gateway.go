@@ -65,7 +65,9 @@ func Gateway(ctx context.Context, cfg GatewayConfig) (GatewayResult, error) {
 	if err != nil {
 		return res, err
 	}
-	noop := func(context.Context, tool.Call) (json.RawMessage, error) { return json.RawMessage(`{"found":true}`), nil }
+	noop := func(context.Context, tool.Call) (json.RawMessage, error) {
+		return json.RawMessage(`{"found":true}`), nil
+	}
 	reg, err := tool.NewRegistry(
 		tool.Spec{Name: "lookup_claim", InputSchema: json.RawMessage(benchInputSchema), OutputSchema: json.RawMessage(`{"type":"object"}`),
 			Idempotent: true, SideEffect: tool.SideEffectNone, Func: noop},
