@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -16,8 +17,18 @@ import (
 // missing fields, a wrong type, a non-canonical encoding (of the envelope or
 // the body) or an impossible value is an error, so that every byte of raw is
 // covered by the event's hash. Decode does not check the hash or the
-// signature; [Verify] does.
+// signature; [Verify] does. The event keeps a copy of raw.
 func Decode(raw []byte) (*Event, error) {
+	e, err := decodeOwned(raw)
+	if err == nil {
+		e.raw = bytes.Clone(raw)
+	}
+	return e, err
+}
+
+// decodeOwned is Decode for a raw the event may keep: the caller gives it
+// up.
+func decodeOwned(raw []byte) (*Event, error) {
 	tree, err := canon.Parse(raw)
 	if err != nil {
 		return nil, &DecodeError{Reason: err.Error()}
@@ -91,12 +102,19 @@ func Decode(raw []byte) (*Event, error) {
 	if err := e.checkFields(); err != nil {
 		return nil, err
 	}
-	e.raw = e.appendCanonical(make([]byte, 0, len(raw)), true)
-	if !bytes.Equal(e.raw, raw) {
+	buf := encodeBufs.Get().(*[]byte)
+	*buf = e.appendCanonical((*buf)[:0], true)
+	canonical := bytes.Equal(*buf, raw)
+	encodeBufs.Put(buf)
+	if !canonical {
 		return nil, &DecodeError{Reason: "not in canonical form"}
 	}
+	e.raw = raw
 	return &e, nil
 }
+
+// encodeBufs holds buffers for re-encoding decoded events.
+var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // fields reads the members of one JSON object, remembering the first error
 // and how many members were used, so that unknown members are refused.

@@ -103,7 +103,10 @@ func (c *Checker) checkUnsigned(ev *Event) (ed25519.PublicKey, error) {
 	fail := func(format string, args ...any) (ed25519.PublicKey, error) {
 		return nil, &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: -1, Reason: fmt.Sprintf(format, args...)}
 	}
-	h, _ := ev.computeHash(make([]byte, 0, len(ev.raw)))
+	buf := encodeBufs.Get().(*[]byte)
+	var h canon.Digest
+	h, *buf = ev.computeHash(*buf)
+	encodeBufs.Put(buf)
 	if h != ev.Hash {
 		return fail("event hash does not match its content")
 	}
@@ -308,7 +311,7 @@ func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) er
 				evs := make([]*Event, 0, len(b.items))
 				for i := range b.items {
 					it := &b.items[i]
-					if it.ev, it.err = Decode(it.st.Raw); it.err == nil {
+					if it.ev, it.err = decodeOwned(it.st.Raw); it.err == nil {
 						evs = append(evs, it.ev)
 					}
 				}
