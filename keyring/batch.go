@@ -39,10 +39,10 @@ func VerifyAll(items []Signed) []bool {
 		ok[i] = true
 		n++
 	}
-	if n == len(items) && (n == 1 && Verify(items[0].Public, items[0].Msg, items[0].Sig) || n > 1 && bv.Verify()) {
+	if n == len(items) && n > 1 && bv.Verify() {
 		return ok
 	}
-	for i, it := range items {
+	for i, it := range items { // one item, a malformed one, or a failed batch
 		ok[i] = Verify(it.Public, it.Msg, it.Sig)
 	}
 	return ok
