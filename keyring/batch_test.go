@@ -70,3 +70,32 @@ func indexOf(pubs []ed25519.PublicKey, p ed25519.PublicKey) int {
 	}
 	return 0
 }
+
+// FuzzVerifyAll: on any bytes VerifyAll does not panic; with a real key it
+// agrees with Verify on every item, alongside a valid signature in the same
+// batch.
+func FuzzVerifyAll(f *testing.F) {
+	priv := ed25519.NewKeyFromSeed(make([]byte, 32))
+	good := []byte("sanad.event.v1 good")
+	goodSig := ed25519.Sign(priv, good)
+	f.Add(make([]byte, 32), []byte("m"), goodSig, make([]byte, 32))
+	f.Add([]byte{1}, []byte(""), make([]byte, 64), append([]byte{1}, make([]byte, 31)...))
+	f.Fuzz(func(t *testing.T, seed, msg, sig, pub []byte) {
+		if len(seed) != ed25519.SeedSize {
+			seed = append(seed, make([]byte, 32)...)[:32]
+		}
+		k := ed25519.NewKeyFromSeed(seed)
+		items := []keyring.Signed{
+			{Public: priv.Public().(ed25519.PublicKey), Msg: good, Sig: goodSig},
+			{Public: k.Public().(ed25519.PublicKey), Msg: msg, Sig: sig},
+			{Public: k.Public().(ed25519.PublicKey), Msg: msg, Sig: ed25519.Sign(k, msg)},
+		}
+		got := keyring.VerifyAll(items)
+		for i, it := range items {
+			if want := keyring.Verify(it.Public, it.Msg, it.Sig); got[i] != want {
+				t.Fatalf("item %d: VerifyAll %v, Verify %v", i, got[i], want)
+			}
+		}
+		keyring.VerifyAll([]keyring.Signed{items[0], {Public: pub, Msg: msg, Sig: sig}}) // any key: no panic
+	})
+}
