@@ -87,8 +87,8 @@ type DB struct {
 type stmts struct {
 	insRun, endRun, size, insArtifact *sql.Stmt // on the write connection
 	// insEvents and insNodes insert insertChunks[i] rows each.
-	insEvents, insNodes             [len(insertChunks)]*sql.Stmt
-	readTrace, node, leaf, leafData *sql.Stmt // on the read pool
+	insEvents, insNodes                                 [len(insertChunks)]*sql.Stmt
+	readTrace, node, leaf, leafData, nodeSpan, leafSpan *sql.Stmt // on the read pool
 }
 
 func (db *DB) prepare(ctx context.Context) error {
@@ -112,6 +112,8 @@ func (db *DB) prepare(ctx context.Context) error {
 	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
 	must(&db.st.node, db.read, "SELECT hash FROM tlog_nodes WHERE id = ?")
 	must(&db.st.leaf, db.read, "SELECT hash FROM events WHERE idx = ?")
+	must(&db.st.nodeSpan, db.read, "SELECT hash FROM tlog_nodes WHERE id BETWEEN ? AND ? ORDER BY id")
+	must(&db.st.leafSpan, db.read, "SELECT hash FROM events WHERE idx BETWEEN ? AND ? ORDER BY idx")
 	must(&db.st.leafData, db.read, "SELECT data FROM events WHERE idx = ?")
 	return classify(err, "sqlite.open", "prepare statements")
 }

@@ -152,11 +152,19 @@ func (db *DB) treeInTx(ctx context.Context, tx *sql.Tx) (*tlog.Tree, error) {
 		return db.tree, nil
 	}
 	ids := tlog.EdgeNodes(uint64(size))
-	hashes, err := readNodes(ctx, func(leaf bool, key int64) *sql.Row {
-		if leaf {
-			return tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE idx = ?", key)
-		}
-		return tx.QueryRowContext(ctx, "SELECT hash FROM tlog_nodes WHERE id = ?", key)
+	hashes, err := readNodes(ctx, nodeSource{
+		one: func(leaf bool, key int64) *sql.Row {
+			if leaf {
+				return tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE idx = ?", key)
+			}
+			return tx.QueryRowContext(ctx, "SELECT hash FROM tlog_nodes WHERE id = ?", key)
+		},
+		span: func(leaf bool, from, to int64) (*sql.Rows, error) {
+			if leaf {
+				return tx.QueryContext(ctx, "SELECT hash FROM events WHERE idx BETWEEN ? AND ? ORDER BY idx", from, to)
+			}
+			return tx.QueryContext(ctx, "SELECT hash FROM tlog_nodes WHERE id BETWEEN ? AND ? ORDER BY id", from, to)
+		},
 	}, ids)
 	if err != nil {
 		return nil, err
@@ -171,50 +179,98 @@ func (db *DB) treeInTx(ctx context.Context, tx *sql.Tx) (*tlog.Tree, error) {
 
 // ReadNodes implements [tlog.NodeReader].
 func (db *DB) ReadNodes(ctx context.Context, ids []compact.NodeID) ([][]byte, error) {
-	return readNodes(ctx, func(leaf bool, key int64) *sql.Row {
-		if leaf {
-			return db.st.leaf.QueryRowContext(ctx, key)
-		}
-		return db.st.node.QueryRowContext(ctx, key)
+	return readNodes(ctx, nodeSource{
+		one: func(leaf bool, key int64) *sql.Row {
+			if leaf {
+				return db.st.leaf.QueryRowContext(ctx, key)
+			}
+			return db.st.node.QueryRowContext(ctx, key)
+		},
+		span: func(leaf bool, from, to int64) (*sql.Rows, error) {
+			if leaf {
+				return db.st.leafSpan.QueryContext(ctx, from, to)
+			}
+			return db.st.nodeSpan.QueryContext(ctx, from, to)
+		},
 	}, ids)
 }
 
-// readNodes reads Merkle nodes through row: an event hash (level 0) by its
+// nodeSource reads stored hashes: one event hash (leaf) or stored node by
+// its key, or the consecutive ones from one key to another, in order.
+type nodeSource struct {
+	one  func(leaf bool, key int64) *sql.Row
+	span func(leaf bool, from, to int64) (*sql.Rows, error)
+}
+
+// readNodes reads Merkle nodes from src: an event hash (level 0) by its
 // index, a stored node by its key, and a node that is not stored (see
-// storedNodeLevels) hashed from its two children, read the same way.
-func readNodes(ctx context.Context, row func(leaf bool, key int64) *sql.Row, ids []compact.NodeID) ([][]byte, error) {
+// storedNodeLevels) hashed from its descendants on the stored level below
+// it, read in one span.
+func readNodes(ctx context.Context, src nodeSource, ids []compact.NodeID) ([][]byte, error) {
 	const op = "sqlite.nodes"
-	var read func(id compact.NodeID) ([]byte, error)
-	read = func(id compact.NodeID) ([]byte, error) {
-		var h []byte
-		var err error
+	missing := func(id compact.NodeID) error {
+		return sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is missing", id.Level, id.Index)
+	}
+	damaged := func(id compact.NodeID) error {
+		return sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is damaged", id.Level, id.Index)
+	}
+	key := func(id compact.NodeID) int64 {
 		if id.Level == 0 {
-			err = row(true, int64(id.Index)).Scan(&h)
-			if err == nil && len(h) == tlog.HashSize {
+			return int64(id.Index)
+		}
+		return nodeKey(id)
+	}
+	// below hashes id from the 2^depth nodes depth levels below it.
+	below := func(id compact.NodeID, depth uint) ([]byte, error) {
+		first := compact.NewNodeID(id.Level-depth, id.Index<<depth)
+		last := compact.NewNodeID(first.Level, first.Index+1<<depth-1)
+		rows, err := src.span(first.Level == 0, key(first), key(last))
+		if err != nil {
+			return nil, classify(err, op, "read nodes")
+		}
+		defer rows.Close()
+		level := make([][]byte, 0, 1<<depth)
+		for rows.Next() {
+			var h []byte
+			if err := rows.Scan(&h); err != nil {
+				return nil, classify(err, op, "read nodes")
+			}
+			if len(h) != tlog.HashSize {
+				return nil, damaged(compact.NewNodeID(first.Level, first.Index+uint64(len(level))))
+			}
+			if first.Level == 0 {
 				h = tlog.LeafHash(h)
 			}
-		} else {
-			err = row(false, nodeKey(id)).Scan(&h)
-			if err == sql.ErrNoRows && id.Level%storedNodeLevels != 0 {
-				left, lerr := read(compact.NewNodeID(id.Level-1, 2*id.Index))
-				if lerr != nil {
-					return nil, lerr
-				}
-				right, rerr := read(compact.NewNodeID(id.Level-1, 2*id.Index+1))
-				if rerr != nil {
-					return nil, rerr
-				}
-				return tlog.HashChildren(left, right), nil
+			level = append(level, h)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, classify(err, op, "read nodes")
+		}
+		if len(level) != 1<<depth {
+			return nil, missing(compact.NewNodeID(first.Level, first.Index+uint64(len(level))))
+		}
+		for len(level) > 1 {
+			for i := range len(level) / 2 {
+				level[i] = tlog.HashChildren(level[2*i], level[2*i+1])
 			}
+			level = level[:len(level)/2]
 		}
-		if err == sql.ErrNoRows {
-			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is missing", id.Level, id.Index)
-		}
-		if err != nil {
+		return level[0], nil
+	}
+	read := func(id compact.NodeID) ([]byte, error) {
+		var h []byte
+		err := src.one(id.Level == 0, key(id)).Scan(&h)
+		switch {
+		case err == sql.ErrNoRows && id.Level > 0 && id.Level%storedNodeLevels != 0:
+			return below(id, id.Level%storedNodeLevels)
+		case err == sql.ErrNoRows:
+			return nil, missing(id)
+		case err != nil:
 			return nil, classify(err, op, "read node")
-		}
-		if len(h) != tlog.HashSize {
-			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "Merkle node (level %d, index %d) is damaged", id.Level, id.Index)
+		case len(h) != tlog.HashSize:
+			return nil, damaged(id)
+		case id.Level == 0:
+			return tlog.LeafHash(h), nil
 		}
 		return h, nil
 	}
