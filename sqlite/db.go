@@ -100,13 +100,13 @@ func (db *DB) prepare(ctx context.Context) error {
 		}
 	}
 	if db.write != nil {
-		must(&db.st.insRun, db.write, "INSERT INTO runs (run_id, trace, status, started) VALUES (?, ?, ?, ?)")
+		must(&db.st.insRun, db.write, "INSERT INTO runs (run_id, trace, status, started_idx) VALUES (?, ?, ?, ?)")
 		for i, rows := range insertChunks {
 			must(&db.st.insEvents[i], db.write, insertSQL(eventsInsert, eventCols, rows))
 			must(&db.st.insNodes[i], db.write, insertSQL(nodesInsert, 2, rows))
 		}
 		must(&db.st.size, db.write, treeSizeSQL)
-		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended = ?, ended_at = ? WHERE run_id = ?")
+		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended_idx = ? WHERE run_id = ?")
 		must(&db.st.insArtifact, db.write, insertArtifactSQL)
 	}
 	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
@@ -116,7 +115,7 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 		return 0, classify(err, op, "merkle nodes")
 	}
 	for i, ev := range events {
-		if err := projectRun(ctx, tx, &db.st, ev); err != nil {
+		if err := projectRun(ctx, tx, &db.st, ev, first+uint64(i)); err != nil {
 			return 0, err
 		}
 		if err := projectRefs(ctx, tx, &db.st, ev); err != nil {
@@ -458,10 +457,11 @@ func (db *DB) Checkpoints(ctx context.Context) ([][]byte, error) {
 	return out, classify(rows.Err(), "sqlite.checkpoints", "read")
 }
 
-// projectRun applies a run event to the runs table within tx: run.started
-// inserts the run with its started body, a terminal event records its body.
-// Nothing is decoded: records are composed on read ([runs.Compose]).
-func projectRun(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event) error {
+// projectRun applies a run event, the log's leaf idx, to the runs table
+// within tx: run.started inserts the run with the event's index, a terminal
+// event records its status and index. Records are composed on read from the
+// events ([runs.Compose]).
+func projectRun(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event, idx uint64) error {
 	const op = "sqlite.project_run"
 	status, ok := runs.StatusOf(ev.Type)
 	if !ok {
@@ -469,9 +469,9 @@ func projectRun(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event) er
 	}
 	var err error
 	if ev.Type == runs.TypeStarted {
-		_, err = tx.StmtContext(ctx, st.insRun).ExecContext(ctx, ev.Run, ev.Trace, string(status), []byte(ev.Body))
+		_, err = tx.StmtContext(ctx, st.insRun).ExecContext(ctx, ev.Run, ev.Trace, string(status), int64(idx))
 	} else {
-		_, err = tx.StmtContext(ctx, st.endRun).ExecContext(ctx, string(status), []byte(ev.Body), ev.Time.UTC().Format(time.RFC3339Nano), ev.Run)
+		_, err = tx.StmtContext(ctx, st.endRun).ExecContext(ctx, string(status), int64(idx), ev.Run)
 	}
 	return classify(err, op, "project run "+ev.Run)
 }

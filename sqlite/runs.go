@@ -2,7 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -12,7 +12,7 @@ import (
 
 // Run returns the projected record of a run, or NOT_FOUND.
 func (db *DB) Run(ctx context.Context, id string) (sanad.Run, error) {
-	rs, err := db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE run_id = ?", id)
+	rs, err := db.queryRuns(ctx, "WHERE r.run_id = ?", id)
 	if err != nil {
 		return sanad.Run{}, err
 	}
@@ -26,9 +26,9 @@ func (db *DB) Run(ctx context.Context, id string) (sanad.Run, error) {
 // order they started.
 func (db *DB) Runs(ctx context.Context, trace string) ([]sanad.Run, error) {
 	if trace == "" {
-		return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs ORDER BY rowid")
+		return db.queryRuns(ctx, "ORDER BY r.rowid")
 	}
-	return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE trace = ? ORDER BY rowid", trace)
+	return db.queryRuns(ctx, "WHERE r.trace = ? ORDER BY r.rowid", trace)
 }
 
 // RecentRuns returns up to limit root runs (those that started a trace),
@@ -37,30 +37,40 @@ func (db *DB) RecentRuns(ctx context.Context, limit int) ([]sanad.Run, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	return db.queryRuns(ctx, "SELECT started, ended, ended_at FROM runs WHERE run_id = trace ORDER BY rowid DESC LIMIT ?", limit)
+	return db.queryRuns(ctx, "WHERE r.run_id = r.trace ORDER BY r.rowid DESC LIMIT ?", limit)
 }
 
-func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]sanad.Run, error) {
+// queryRuns composes, from their run.started and terminal events, the
+// records of the runs the clauses where (WHERE, ORDER BY, LIMIT over runs r)
+// select.
+func (db *DB) queryRuns(ctx context.Context, where string, args ...any) ([]sanad.Run, error) {
 	const op = "sqlite.runs"
-	rows, err := db.read.QueryContext(ctx, query, args...)
+	rows, err := db.read.QueryContext(ctx, `SELECT s.data, e.data FROM runs r
+		JOIN events s ON s.idx = r.started_idx LEFT JOIN events e ON e.idx = r.ended_idx `+where, args...)
 	if err != nil {
 		return nil, classify(err, op, "query")
 	}
 	defer rows.Close()
 	var out []sanad.Run
 	for rows.Next() {
-		var started, ended []byte
-		var endedAt sql.NullString
-		if err := rows.Scan(&started, &ended, &endedAt); err != nil {
+		var startedRaw, endedRaw []byte
+		if err := rows.Scan(&startedRaw, &endedRaw); err != nil {
 			return nil, classify(err, op, "scan")
 		}
-		var at time.Time
-		if endedAt.Valid {
-			if at, err = time.Parse(time.RFC3339Nano, endedAt.String); err != nil {
-				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "stored run end time is damaged")
-			}
+		started, err := ledger.Decode(startedRaw)
+		if err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "stored run.started event is damaged: "+err.Error())
 		}
-		r, err := runs.Compose(started, ended, at)
+		var endedBody json.RawMessage
+		var endedAt time.Time
+		if endedRaw != nil {
+			ended, err := ledger.Decode(endedRaw)
+			if err != nil {
+				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "stored terminal event is damaged: "+err.Error())
+			}
+			endedBody, endedAt = ended.Body, ended.Time
+		}
+		r, err := runs.Compose(started.Body, endedBody, endedAt)
 		if err != nil {
 			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "stored run record is damaged")
 		}
@@ -91,6 +101,7 @@ func (db *DB) RebuildRuns(ctx context.Context) error {
 		// Read in pages so that the whole log never sits in memory.
 		var evs []*ledger.Event
 		rows, err := tx.QueryContext(ctx, "SELECT idx, data FROM events WHERE idx > ? AND type LIKE 'run.%' ORDER BY idx LIMIT 4096", last)
+		var idxs []uint64
 		if err != nil {
 			return classify(err, op, "query")
 		}
@@ -106,6 +117,7 @@ func (db *DB) RebuildRuns(ctx context.Context) error {
 				return sanad.Wrap(err, sanad.CodeIntegrity, op, err.Error())
 			}
 			evs = append(evs, ev)
+			idxs = append(idxs, uint64(last))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -114,8 +126,8 @@ func (db *DB) RebuildRuns(ctx context.Context) error {
 		if len(evs) == 0 {
 			break
 		}
-		for _, ev := range evs {
-			if err := projectRun(ctx, tx, &db.st, ev); err != nil {
+		for i, ev := range evs {
+			if err := projectRun(ctx, tx, &db.st, ev, idxs[i]); err != nil {
 				return err
 			}
 		}
