@@ -648,6 +648,27 @@ func (l *Ledger) settle(p *Pending, err error) {
 	l.tmu.Unlock()
 }
 
+// settleIfStale fails p, unwritten, if it was chained on an append of its
+// trace whose commit failed, and reports whether it did.
+func (l *Ledger) settleIfStale(p *Pending) bool {
+	if p.head.epoch.Load() == p.epoch {
+		return false
+	}
+	p.stale = true
+	l.settle(p, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", p.trace))
+	return true
+}
+
+// drain commits everything queued, then leaves a turn if more was queued
+// meanwhile.
+func (l *Ledger) drain() {
+	l.commitMu.Lock()
+	for l.commitNext() {
+	}
+	l.commitMu.Unlock()
+	l.passTurn()
+}
+
 // passTurn leaves a turn for a waiter if appends are still queued after a
 // committer stopped: a waiter that found the committer busy may be waiting
 // for an append that committer did not take.
@@ -683,17 +704,10 @@ func (l *Ledger) commitLoop() {
 			}
 			<-linger.C
 		}
-		l.commitMu.Lock()
-		for l.commitNext() {
-		}
-		l.commitMu.Unlock()
-		l.passTurn()
+		l.drain()
 	}
 	// Closed: nothing can be queued any more; commit what is.
-	l.commitMu.Lock()
-	for l.commitNext() {
-	}
-	l.commitMu.Unlock()
+	l.drain()
 	close(l.signq)
 	l.signers.Wait()
 }
@@ -728,9 +742,7 @@ func (l *Ledger) commitNext() bool {
 	live, events := batch[:0], l.events[:0]
 	for _, q := range batch {
 		<-q.signed
-		if q.head.epoch.Load() != q.epoch {
-			q.stale = true
-			l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
+		if l.settleIfStale(q) {
 			continue
 		}
 		live = append(live, q)
@@ -757,9 +769,7 @@ func (l *Ledger) commitNext() bool {
 		// One conflicting append must not fail the others: commit
 		// them one by one, in order.
 		for _, q := range live {
-			if q.head.epoch.Load() != q.epoch {
-				q.stale = true
-				l.settle(q, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", q.trace))
+			if l.settleIfStale(q) {
 				continue
 			}
 			_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
