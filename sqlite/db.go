@@ -110,10 +110,10 @@ func (db *DB) prepare(ctx context.Context) error {
 		must(&db.st.insArtifact, db.write, insertArtifactSQL)
 	}
 	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
-	must(&db.st.node, db.read, "SELECT hash FROM tlog_nodes WHERE id = ?")
-	must(&db.st.leaf, db.read, "SELECT hash FROM events WHERE idx = ?")
-	must(&db.st.nodeSpan, db.read, "SELECT hash FROM tlog_nodes WHERE id BETWEEN ? AND ? ORDER BY id")
-	must(&db.st.leafSpan, db.read, "SELECT hash FROM events WHERE idx BETWEEN ? AND ? ORDER BY idx")
+	must(&db.st.node, db.read, nodeSQL)
+	must(&db.st.leaf, db.read, leafSQL)
+	must(&db.st.nodeSpan, db.read, nodeSpanSQL)
+	must(&db.st.leafSpan, db.read, leafSpanSQL)
 	must(&db.st.leafData, db.read, "SELECT data FROM events WHERE idx = ?")
 	return classify(err, "sqlite.open", "prepare statements")
 }

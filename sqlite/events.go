@@ -85,7 +85,7 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	tree = tree.Clone()
 	// Rows go in with multi-row INSERTs of up to insertChunks[0] rows: one
 	// statement execution per chunk instead of one per row.
-	nodes := make([]tlog.Node, 0, len(events)/storedNodeLevels+1)
+	nodes := make([]tlog.Node, 0, len(events)>>storedNodeLevels+1)
 	for _, ev := range events {
 		err := tree.Append(tlog.LeafHash(ev.Hash[:]), func(n tlog.Node) {
 			if n.ID.Level > 0 && n.ID.Level%storedNodeLevels == 0 {
@@ -154,15 +154,15 @@ func (db *DB) treeInTx(ctx context.Context, tx *sql.Tx) (*tlog.Tree, error) {
 	hashes, err := readNodes(ctx, nodeSource{
 		one: func(leaf bool, key int64) *sql.Row {
 			if leaf {
-				return tx.QueryRowContext(ctx, "SELECT hash FROM events WHERE idx = ?", key)
+				return tx.QueryRowContext(ctx, leafSQL, key)
 			}
-			return tx.QueryRowContext(ctx, "SELECT hash FROM tlog_nodes WHERE id = ?", key)
+			return tx.QueryRowContext(ctx, nodeSQL, key)
 		},
 		span: func(leaf bool, from, to int64) (*sql.Rows, error) {
 			if leaf {
-				return tx.QueryContext(ctx, "SELECT hash FROM events WHERE idx BETWEEN ? AND ? ORDER BY idx", from, to)
+				return tx.QueryContext(ctx, leafSpanSQL, from, to)
 			}
-			return tx.QueryContext(ctx, "SELECT hash FROM tlog_nodes WHERE id BETWEEN ? AND ? ORDER BY id", from, to)
+			return tx.QueryContext(ctx, nodeSpanSQL, from, to)
 		},
 	}, ids)
 	if err != nil {
@@ -193,6 +193,15 @@ func (db *DB) ReadNodes(ctx context.Context, ids []compact.NodeID) ([][]byte, er
 		},
 	}, ids)
 }
+
+// Reads of the Merkle tree: an event hash (leaf) or a stored node by key, or
+// the consecutive ones between two keys.
+const (
+	leafSQL     = "SELECT hash FROM events WHERE idx = ?"
+	nodeSQL     = "SELECT hash FROM tlog_nodes WHERE id = ?"
+	leafSpanSQL = "SELECT hash FROM events WHERE idx BETWEEN ? AND ? ORDER BY idx"
+	nodeSpanSQL = "SELECT hash FROM tlog_nodes WHERE id BETWEEN ? AND ? ORDER BY id"
+)
 
 // nodeSource reads stored hashes: one event hash (leaf) or stored node by
 // its key, or the consecutive ones from one key to another, in order.
