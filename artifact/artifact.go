@@ -6,7 +6,6 @@
 package artifact
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -96,7 +95,7 @@ func (s *Store) Stage(scope sanad.Scope, run, mediaType string, data []byte) (sa
 
 func (s *Store) writeBlob(sum string, data []byte) error {
 	p := s.Path(sum)
-	if existing, err := os.ReadFile(p); err == nil && bytes.Equal(existing, data) {
+	if sameContent(p, data) {
 		return nil // already stored; a damaged copy is replaced below
 	}
 	dir := filepath.Dir(p)

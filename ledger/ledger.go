@@ -259,7 +259,9 @@ func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
 // whole call with INVALID_INPUT before anything is written.
 func (l *Ledger) AppendAll(ctx context.Context, drafts ...Draft) ([]*Event, error) {
 	for attempt := 0; ; attempt++ {
-		p, err := l.Enqueue(ctx, drafts...)
+		// Held: this goroutine commits them itself at once; waking the
+		// background committer would only have it wait for the lock.
+		p, err := l.enqueue(ctx, false, drafts)
 		if err != nil {
 			return nil, err
 		}
@@ -352,6 +354,20 @@ func (p *Pending) Events() []*Event { return p.evs }
 // fail here with INVALID_INPUT, and nothing is queued. A nil Pending means
 // there was nothing to append.
 func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error) {
+	return l.enqueue(ctx, true, drafts)
+}
+
+// Hold is Enqueue for appends the caller will follow with one it waits for:
+// the background committer is not woken for them, so they commit with that
+// later append, in one commit instead of two (a tool call's start and its
+// outcome). A held append also commits with any commit made before, and at
+// Close; its Pending can be waited for like any other.
+func (l *Ledger) Hold(ctx context.Context, drafts ...Draft) (*Pending, error) {
+	return l.enqueue(ctx, false, drafts)
+}
+
+// enqueue seals and queues drafts; kick wakes the background committer.
+func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pending, error) {
 	const op = "ledger.append"
 	if len(drafts) == 0 {
 		return nil, nil
@@ -397,7 +413,7 @@ func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error)
 	// signers while this goroutine goes on, or by the committer if it gets
 	// there first.
 	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan struct{}), signed: make(chan struct{})}
-	if err := l.queueUp(ctx, p); err != nil {
+	if err := l.queueUp(ctx, p, kick); err != nil {
 		h.loaded = false
 		l.release(trace, h)
 		return nil, err
@@ -540,9 +556,9 @@ func (l *Ledger) release(trace string, h *traceHead) {
 	l.tmu.Unlock()
 }
 
-// queueUp queues p for commit, waiting for room within ctx, and has it
-// signed.
-func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
+// queueUp queues p for commit, waiting for room within ctx, has it signed
+// and, if kick, wakes the background committer.
+func (l *Ledger) queueUp(ctx context.Context, p *Pending, kick bool) error {
 	select {
 	case l.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -561,9 +577,11 @@ func (l *Ledger) queueUp(ctx context.Context, p *Pending) error {
 	case l.signq <- p:
 	default:
 	}
-	select {
-	case l.kick <- struct{}{}:
-	default:
+	if kick {
+		select {
+		case l.kick <- struct{}{}:
+		default:
+		}
 	}
 	l.qmu.Unlock()
 	return nil

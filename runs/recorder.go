@@ -56,6 +56,9 @@ type Spec struct {
 	// after the decision, when it allows the run: what the run must never
 	// exist without (a workflow's definition).
 	Also []Event
+	// Hold has Begin queue the start with ledger.Hold: the caller will wait
+	// for a later event of the run, and the start commits with it.
+	Hold bool
 }
 
 // Event is an event of a run before it is recorded: its type, the agent that
@@ -179,7 +182,11 @@ func (r *Recorder) start(ctx context.Context, s Spec, wait bool) (*Run, *ledger.
 		}
 		return run, nil, nil
 	}
-	p, err := r.Ledger.Enqueue(ctx, drafts...)
+	enqueue := r.Ledger.Enqueue
+	if s.Hold {
+		enqueue = r.Ledger.Hold
+	}
+	p, err := enqueue(ctx, drafts...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,6 +217,16 @@ func (run *Run) AppendAll(ctx context.Context, events ...Event) ([]*ledger.Event
 // Enqueue seals events of this run and queues them for commit without
 // waiting; see ledger.Ledger.Enqueue.
 func (run *Run) Enqueue(ctx context.Context, events ...Event) (*ledger.Pending, error) {
+	return run.enqueue(ctx, run.rec.Ledger.Enqueue, events)
+}
+
+// Hold is Enqueue for events the caller follows with one it waits for; see
+// ledger.Ledger.Hold.
+func (run *Run) Hold(ctx context.Context, events ...Event) (*ledger.Pending, error) {
+	return run.enqueue(ctx, run.rec.Ledger.Hold, events)
+}
+
+func (run *Run) enqueue(ctx context.Context, enqueue func(context.Context, ...ledger.Draft) (*ledger.Pending, error), events []Event) (*ledger.Pending, error) {
 	if run.ended {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.append", "run %s has ended", run.Record.ID)
 	}
@@ -217,7 +234,7 @@ func (run *Run) Enqueue(ctx context.Context, events ...Event) (*ledger.Pending, 
 	for i, e := range events {
 		drafts[i] = run.draft(e.Type, e.Agent, e.Body, e.Refs, false)
 	}
-	return run.rec.Ledger.Enqueue(ctx, drafts...)
+	return enqueue(ctx, drafts...)
 }
 
 func (run *Run) append(ctx context.Context, typ, agent string, body any, refs []sanad.ArtifactRef) (*ledger.Event, error) {

@@ -505,10 +505,11 @@ func (c *call) execute(ctx context.Context, d policy.Decision) Result {
 	}
 	c.res.InputRef = inRef
 	dec := c.decision(true, string(d.Rule), d.Reason)
-	// The child run's start is queued, not awaited: the next record of the
-	// call (its intent or its first attempt), which is awaited before
-	// anything runs, commits with it or after it.
+	// The child run's start is held, not awaited: it commits with the next
+	// record of the call that is (its intent, its first attempt's start
+	// for a tool with side effects, its outcome otherwise).
 	child, _, err := g.cfg.Runs.Begin(c.rctx, runs.Spec{
+		Hold: true,
 		Kind: sanad.KindToolGateway, Parent: c.parent, Scope: c.scope,
 		Agent: c.p.Agent, Role: c.p.Role, PolicyVersions: g.versions,
 		Inputs:   []sanad.ArtifactRef{inRef},
@@ -679,11 +680,13 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 // start is only sealed and queued: the attempt's outcome, which the call
 // waits for, commits with it or after it, and every commit takes the queue
 // in order, so anything that later leaves the process through a tool with
-// side effects finds this call recorded first.
+// side effects finds this call recorded first. Both are held (runs.Run.Hold):
+// the background committer is not woken for them, so the call's records
+// commit once, when the call waits for its outcome.
 func (c *call) recordStart(child *runs.Run, started StartedBody, inRef sanad.ArtifactRef) error {
 	ev := runs.Event{Type: TypeStarted, Body: started, Refs: []sanad.ArtifactRef{inRef}}
 	if c.e.spec.SideEffect == SideEffectNone {
-		_, err := child.Enqueue(c.rctx, ev)
+		_, err := child.Hold(c.rctx, ev)
 		return err
 	}
 	_, err := child.AppendAll(c.rctx, ev)
@@ -710,7 +713,7 @@ func (c *call) complete(child *runs.Run, attempt int, inRef, outRef sanad.Artifa
 		Input: inRef, Output: outRef, ElapsedUS: elapsed,
 	}
 	// The outcome and the run's end are queued together and awaited once.
-	done, err := child.Enqueue(c.rctx, runs.Event{Type: TypeCompleted, Body: body, Refs: []sanad.ArtifactRef{inRef, outRef}})
+	done, err := child.Hold(c.rctx, runs.Event{Type: TypeCompleted, Body: body, Refs: []sanad.ArtifactRef{inRef, outRef}})
 	if err != nil {
 		return c.fail(child, err)
 	}
