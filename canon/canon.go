@@ -18,11 +18,7 @@ var ErrNotCanonical = errors.New("canon: json is not in RFC 8785 canonical form"
 
 // Transform returns the canonical form of the JSON document raw.
 func Transform(raw []byte) ([]byte, error) {
-	v, err := Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	return AppendCanonical(make([]byte, 0, len(raw)), v)
+	return AppendTransform(make([]byte, 0, len(raw)), raw)
 }
 
 // Marshal returns the canonical JSON encoding of v: encoding/json's encoding

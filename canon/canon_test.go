@@ -197,3 +197,69 @@ func FuzzTransformMatchesReference(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendTransformMatchesTree: the one-pass transcoder accepts what
+// Parse accepts and writes what AppendCanonical writes for Parse's tree,
+// after whatever dst already holds.
+func FuzzAppendTransformMatchesTree(f *testing.F) {
+	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{
+		`{"b":{"z":1,"y":[{"d":1,"c":2}]},"a":"\u00e9\n"}`, `{"a":1,"b":{"a":1,"a":2}}`, `{"\u0061":1,"a":2}`,
+		`{"\ud83d\ude00":1,"\uffff":2,"\u20ac":3}`, `[{"b":1,"a":2},{"d":3,"c":4}]`, ` { "x" : [ 1.50 , -0 , 1E3 ] } `,
+		`{"a":{"b":{"c":{}}},"":0}`, `"<>&\u2028"`, `{"k":"v"} x`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := canon.AppendTransform([]byte("prefix"), raw)
+		v, perr := canon.Parse(raw)
+		var want []byte
+		if perr == nil {
+			want, perr = canon.AppendCanonical([]byte("prefix"), v)
+		}
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("AppendTransform(%q): err %v, tree err %v", raw, err, perr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("AppendTransform(%q) = %q, tree gives %q", raw, got, want)
+		}
+	})
+}
+
+// FuzzMember: on canonical JSON, ValueEnd finds the end of the document
+// and Member finds each top-level member's canonical value, and nothing for
+// a name the object lacks.
+func FuzzMember(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":{"c":[1,"x\"y"]},"d\u00e9":"\n"}`, `[1,{"a":2}]`, `"s"`, `{}`, `{"":null,"\\":true}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b, err := canon.Transform(raw)
+		if err != nil {
+			return
+		}
+		if end := canon.ValueEnd(b, 0, 0); end != len(b) {
+			t.Fatalf("ValueEnd(%q) = %d, want %d", b, end, len(b))
+		}
+		v, _ := canon.Parse(b)
+		m, isObject := v.(map[string]any)
+		for name, want := range m {
+			got, ok := canon.Member(b, name)
+			wantForm, _ := canon.AppendCanonical(nil, want)
+			if !ok || !bytes.Equal(got, wantForm) {
+				t.Fatalf("Member(%q, %q) = %q, %v; want %q", b, name, got, ok, wantForm)
+			}
+		}
+		if _, ok := canon.Member(b, "\x00absent"); ok && isObject && m["\x00absent"] == nil {
+			t.Fatalf("Member(%q) found an absent name", b)
+		}
+	})
+}

@@ -50,13 +50,23 @@ type Event struct {
 
 // BodyField returns the top-level field key of the body, as canon.Parse
 // gives JSON values (string, json.Number, bool, nil, map[string]any, []any),
-// and whether the body has it. Events sealed or decoded by the ledger keep
-// their parsed body, so ordering rules read fields without parsing again.
+// and whether the body has it. Events decoded by the ledger keep their
+// parsed body; for events it sealed, the member is found in the canonical
+// body and only its value is decoded.
 func (e *Event) BodyField(key string) (any, bool) {
 	tree := e.tree
 	if tree == nil {
+		// A sealed body is canonical: find the member without decoding
+		// the rest.
+		if raw, ok := canon.Member(e.Body, key); ok {
+			v, err := canon.Parse(raw)
+			return v, err == nil
+		}
+		if canon.ValueEnd(e.Body, 0, 0) == len(e.Body) {
+			return nil, false // compact JSON without the member
+		}
 		var err error
-		if tree, err = canon.Parse(e.Body); err != nil {
+		if tree, err = canon.Parse(e.Body); err != nil { // a body made by hand
 			return nil, false
 		}
 	}

@@ -485,11 +485,11 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 	if agent == l.cfg.LogIdentity {
 		return nil, nil, sanad.Errorf(sanad.CodeInvalidInput, op, "the log key signs only checkpoints")
 	}
-	tree, body, err := encodeBody(d.Body)
+	body, err := encodeBody(d.Body)
 	if err != nil {
 		return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("body of %s: %v", d.Type, err))
 	}
-	if err := l.cfg.Types.validate(d.Type, tree); err != nil {
+	if err := l.cfg.Types.validateCanonical(d.Type, body); err != nil {
 		return nil, nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, err.Error())
 	}
 	for i := range d.Refs {
@@ -504,33 +504,32 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 	ev := &Event{
 		V: Version, Trace: d.Trace, Type: d.Type, Run: d.Run, Parent: d.Parent, Root: d.Root,
 		Actor: Actor{Agent: agent, Role: d.Role, Key: key.ID},
-		Scope: d.Scope, Body: body, tree: tree, Refs: append([]sanad.ArtifactRef(nil), d.Refs...),
+		Scope: d.Scope, Body: body, Refs: append([]sanad.ArtifactRef(nil), d.Refs...),
 	}
 	return ev, key, nil
 }
 
-// encodeBody returns the body as a parsed tree (for schema validation) and
-// as canonical JSON, parsing it once.
-func encodeBody(v any) (any, json.RawMessage, error) {
+// encodeBody returns the body as canonical JSON (a JSON object), written in
+// one pass from its JSON encoding.
+func encodeBody(v any) (json.RawMessage, error) {
 	if v == nil {
-		return map[string]any{}, json.RawMessage("{}"), nil
+		return json.RawMessage("{}"), nil
 	}
 	raw, ok := v.(json.RawMessage)
 	if !ok {
 		var err error
 		if raw, err = json.Marshal(v); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	tree, err := canon.Parse(raw)
+	body, err := canon.AppendTransform(make([]byte, 0, len(raw)), raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if _, ok := tree.(map[string]any); !ok {
-		return nil, nil, errors.New("body must be a JSON object")
+	if body[0] != '{' {
+		return nil, errors.New("body must be a JSON object")
 	}
-	body, err := canon.AppendCanonical(make([]byte, 0, len(raw)), tree)
-	return tree, body, err
+	return body, nil
 }
 
 func (l *Ledger) acquire(trace string) *traceHead {

@@ -151,6 +151,23 @@ func (t *Types) ValidateBody(name string, body json.RawMessage) error {
 }
 
 // validate checks a parsed body (as canon.Parse returns it).
+// validateCanonical is validate for a body in canonical form, checked
+// without decoding it unless it is invalid (for the reason).
+func (t *Types) validateCanonical(name string, body []byte) error {
+	d, ok := t.defs[name]
+	if !ok {
+		return fmt.Errorf("unknown event type %q", name)
+	}
+	if d.fast != nil && d.fast.ValidCanonical(body) {
+		return nil
+	}
+	v, err := canon.Parse(body)
+	if err != nil {
+		return fmt.Errorf("body of %s: %v", name, err)
+	}
+	return t.validate(name, v)
+}
+
 func (t *Types) validate(name string, v any) error {
 	d, ok := t.defs[name]
 	if !ok {

@@ -69,11 +69,14 @@ type node struct {
 	never              bool  // the schema false
 	types              uint8 // 0: any type
 	props              map[string]*node
-	required           []string
-	additional         *node // applies to members not in props; nil: any
+	required           []string       // distinct names, at most 64
+	requiredAt         map[string]int // index in required
+	additional         *node          // applies to members not in props; nil: any
 	enum               []any
+	enumForms          [][]byte // canonical JSON of each enum value
 	hasConst           bool
 	constant           any
+	constForm          []byte // canonical JSON of constant
 	items              *node
 	minItems, maxItems int // -1: no bound
 	minLen, maxLen     int // -1: no bound, in code points
@@ -159,7 +162,16 @@ func (n *node) keyword(k string, v any, at string) (err error) {
 			if !ok {
 				return unsupported(at)
 			}
-			n.required = append(n.required, s)
+			if n.requiredAt == nil {
+				n.requiredAt = map[string]int{}
+			}
+			if _, dup := n.requiredAt[s]; !dup {
+				n.requiredAt[s] = len(n.required)
+				n.required = append(n.required, s)
+			}
+		}
+		if len(n.required) > 64 {
+			return unsupported(at)
 		}
 	case "additionalProperties":
 		n.additional, err = compile(v, at)
@@ -171,8 +183,18 @@ func (n *node) keyword(k string, v any, at string) (err error) {
 			return unsupported(at)
 		}
 		n.enum = list
+		for _, e := range list {
+			form, err := canon.AppendCanonical(nil, e)
+			if err != nil {
+				return unsupported(at)
+			}
+			n.enumForms = append(n.enumForms, form)
+		}
 	case "const":
 		n.hasConst, n.constant = true, v
+		if n.constForm, err = canon.AppendCanonical(nil, v); err != nil {
+			return unsupported(at)
+		}
 	case "minItems":
 		n.minItems, err = count(v, at)
 	case "maxItems":

@@ -35,6 +35,15 @@ func reference(t testing.TB, schema string) *jsonschema.Schema {
 	return s
 }
 
+func canonical(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := canon.Transform([]byte(s))
+	if err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return b
+}
+
 func parse(t testing.TB, s string) any {
 	t.Helper()
 	v, err := canon.Parse([]byte(s))
@@ -85,6 +94,9 @@ func TestKeywords(t *testing.T) {
 				x := parse(t, s)
 				if got := v.Valid(x); got != want {
 					t.Errorf("%s: Valid(%s) = %v, want %v", c.schema, s, got, want)
+				}
+				if got := v.ValidCanonical(canonical(t, s)); got != want {
+					t.Errorf("%s: ValidCanonical(%s) = %v, want %v", c.schema, s, got, want)
 				}
 				if refOK := ref.Validate(x) == nil; refOK != want {
 					t.Errorf("%s: the reference validator says %v for %s; the case is wrong", c.schema, refOK, s)
@@ -159,6 +171,9 @@ func TestAgreesOnVocabularies(t *testing.T) {
 			if got := fast.Valid(x); got != want {
 				t.Fatalf("%s: shape says %v, reference %v, for %s", name, got, want, b)
 			}
+			if got := fast.ValidCanonical(b); got != want {
+				t.Fatalf("%s: shape says %v from canonical bytes, reference %v, for %s", name, got, want, b)
+			}
 			if want {
 				valid++
 			} else {
@@ -189,13 +204,21 @@ func FuzzAgrees(f *testing.F) {
 	f.Add(`{"run_id":"r1","status":"completed","outputs":[],"error":null}`)
 	f.Add(`{"step_id":"n1","step_index":0,"checkpoint":{"stepIndex":0}}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		x, err := canon.Parse([]byte(body))
+		b, err := canon.Transform([]byte(body))
 		if err != nil {
 			return
 		}
+		x, err := canon.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for i := range names {
-			if got, want := fast[i].Valid(x), refs[i].Validate(x) == nil; got != want {
+			want := refs[i].Validate(x) == nil
+			if got := fast[i].Valid(x); got != want {
 				t.Fatalf("%s: shape says %v, reference %v, for %s", names[i], got, want, body)
+			}
+			if got := fast[i].ValidCanonical(b); got != want {
+				t.Fatalf("%s: shape says %v from canonical bytes, reference %v, for %s", names[i], got, want, b)
 			}
 		}
 	})
@@ -440,9 +463,33 @@ func BenchmarkStepCompleted(b *testing.B) {
 			}
 		}
 	})
+	c := canonical(b, stepBody)
+	b.Run("canonical", func(b *testing.B) {
+		for b.Loop() {
+			if !fast.ValidCanonical(c) {
+				b.Fatal("invalid")
+			}
+		}
+	})
 	b.Run("parse", func(b *testing.B) {
 		for b.Loop() {
 			parse(b, stepBody)
+		}
+	})
+}
+
+func BenchmarkCanonicalize(b *testing.B) {
+	raw := []byte(stepBody)
+	b.Run("tree", func(b *testing.B) {
+		for b.Loop() {
+			v, _ := canon.Parse(raw)
+			canon.AppendCanonical(nil, v)
+		}
+	})
+	b.Run("transform", func(b *testing.B) {
+		buf := make([]byte, 0, 2048)
+		for b.Loop() {
+			canon.AppendTransform(buf[:0], raw)
 		}
 	})
 }
