@@ -56,11 +56,15 @@ type Key struct {
 	private  ed25519.PrivateKey
 
 	expandOnce sync.Once
-	expanded   expandedKey // for SignAll
+	expanded   expandedKey // for signing
 }
 
 // Sign signs msg with the private key.
-func (k *Key) Sign(msg []byte) []byte { return ed25519.Sign(k.private, msg) }
+func (k *Key) Sign(msg []byte) []byte {
+	sig := make([]byte, ed25519.SignatureSize)
+	sign(sig, k.expand(), msg)
+	return sig
+}
 
 // PublicKey describes a key for verifiers, as bundles and `sanad ledger key`
 // publish it.

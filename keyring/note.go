@@ -1,7 +1,6 @@
 package keyring
 
 import (
-	"crypto/ed25519"
 
 	"golang.org/x/mod/sumdb/note"
 )
@@ -39,4 +38,4 @@ type noteSigner struct {
 
 func (s *noteSigner) Name() string                    { return s.name }
 func (s *noteSigner) KeyHash() uint32                 { return s.hash }
-func (s *noteSigner) Sign(msg []byte) ([]byte, error) { return ed25519.Sign(s.key.private, msg), nil }
+func (s *noteSigner) Sign(msg []byte) ([]byte, error) { return s.key.Sign(msg), nil }
