@@ -1,7 +1,6 @@
 package keyring
 
 import (
-
 	"golang.org/x/mod/sumdb/note"
 )
 
