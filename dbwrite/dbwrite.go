@@ -8,7 +8,6 @@
 package dbwrite
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -160,17 +159,14 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-// kindRule remembers which runs are db_write runs. The body of run.started
-// is canonical JSON whose run record has one "kind" member, so a byte search
-// finds it without decoding every run.
+// kindRule remembers which runs are db_write runs, reading only the kind of
+// each run.started body.
 type kindRule struct{ dbWriteRuns map[string]bool }
-
-var dbWriteKind = []byte(`"kind":"db_write"`)
 
 func (r *kindRule) Check(e *ledger.Event) error {
 	switch e.Type {
 	case runs.TypeStarted:
-		if bytes.Contains(e.Body, dbWriteKind) {
+		if kind, _ := e.BodyPath("run", "kind"); kind == string(sanad.KindDBWrite) {
 			r.dbWriteRuns[e.Run] = true
 		}
 	case TypeWrite:

@@ -50,15 +50,24 @@ type Event struct {
 
 // BodyField returns the top-level field key of the body, as canon.Parse
 // gives JSON values (string, json.Number, bool, nil, map[string]any, []any),
-// and whether the body has it. Events decoded by the ledger keep their
-// parsed body; for events it sealed, the member is found in the canonical
-// body and only its value is decoded.
-func (e *Event) BodyField(key string) (any, bool) {
+// and whether the body has it. See BodyPath.
+func (e *Event) BodyField(key string) (any, bool) { return e.BodyPath(key) }
+
+// BodyPath returns the value at a path of member names in the body
+// (BodyPath("run", "kind") is body.run.kind) and whether the body has it.
+// Events decoded by the ledger keep their parsed body; for events it sealed,
+// the members are found in the canonical body and only the value is
+// decoded, so ordering rules read fields without decoding whole bodies.
+func (e *Event) BodyPath(path ...string) (any, bool) {
 	tree := e.tree
 	if tree == nil {
-		// A sealed body is canonical: find the member without decoding
-		// the rest.
-		if raw, ok := canon.Member(e.Body, key); ok {
+		raw, ok := []byte(e.Body), true
+		for _, k := range path {
+			if raw, ok = canon.Member(raw, k); !ok {
+				break
+			}
+		}
+		if ok {
 			v, err := canon.Parse(raw)
 			return v, err == nil
 		}
@@ -70,12 +79,16 @@ func (e *Event) BodyField(key string) (any, bool) {
 			return nil, false
 		}
 	}
-	m, ok := tree.(map[string]any)
-	if !ok {
-		return nil, false
+	for _, k := range path {
+		m, ok := tree.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if tree, ok = m[k]; !ok {
+			return nil, false
+		}
 	}
-	v, ok := m[key]
-	return v, ok
+	return tree, true
 }
 
 // BodyString returns the top-level string field key of the body, or "" if

@@ -103,9 +103,7 @@ type placement struct {
 func (p *placement) Check(e *ledger.Event) error {
 	switch e.Type {
 	case runs.TypeStarted:
-		v, _ := e.BodyField("run")
-		rec, _ := v.(map[string]any)
-		if kind, _ := rec["kind"].(string); kind == string(sanad.KindModelCall) {
+		if kind, _ := e.BodyPath("run", "kind"); kind == string(sanad.KindModelCall) {
 			if p.calls == nil {
 				p.calls = make(map[string]bool)
 			}
