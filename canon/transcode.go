@@ -3,6 +3,7 @@ package canon
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -14,7 +15,9 @@ import (
 // members of an object are reordered in place when they were not in
 // canonical order already.
 func AppendTransform(dst, raw []byte) ([]byte, error) {
-	t := transcoder{parser: parser{data: raw}, out: dst}
+	t := transcoders.Get().(*transcoder)
+	defer t.release()
+	t.parser, t.out = parser{data: raw}, dst
 	t.space()
 	if err := t.value(0); err != nil {
 		return nil, err
@@ -24,6 +27,23 @@ func AppendTransform(dst, raw []byte) ([]byte, error) {
 		return nil, t.fail("data after the JSON value")
 	}
 	return t.out, nil
+}
+
+// transcoders keeps transcoders' member stacks and scratch buffers between
+// documents.
+var transcoders = sync.Pool{New: func() any { return new(transcoder) }}
+
+// release returns t to the pool without references to the caller's data;
+// buffers grown past 64 KiB are dropped.
+func (t *transcoder) release() {
+	t.parser, t.out = parser{}, nil
+	clear(t.members[:cap(t.members)])
+	t.members = t.members[:0]
+	if cap(t.members) > 1024 || cap(t.scratch) > 64<<10 {
+		t.members, t.scratch = nil, nil
+	}
+	t.scratch = t.scratch[:0]
+	transcoders.Put(t)
 }
 
 type transcoder struct {
