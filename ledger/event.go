@@ -121,6 +121,12 @@ func (e *Event) computeHash(buf []byte) (canon.Digest, []byte) {
 // appendCanonical writes the RFC 8785 form of e. Keys appear in the sorted
 // order JCS requires; the body is already canonical. With sealed false the
 // hash and sig fields are left out (the hash preimage).
+// encodedSize is an upper bound, for typical ids, of the sealed event's
+// canonical size: the buffer it is written into is allocated once.
+func (e *Event) encodedSize() int {
+	return 768 + len(e.Body) + 384*len(e.Refs) + 2*(len(e.Trace)+len(e.Run)+len(e.Root)+len(e.Parent)+len(e.Actor.Agent)+len(e.Actor.Role))
+}
+
 func (e *Event) appendCanonical(b []byte, sealed bool) []byte {
 	b = append(b, `{"actor":{"agent":`...)
 	b = canon.AppendString(b, e.Actor.Agent)

@@ -605,7 +605,7 @@ func signClaimed(ps []*Pending) {
 	for _, p := range ps {
 		for _, ev := range p.evs {
 			ev.Sig, sigs = sigs[0], sigs[1:]
-			ev.raw = ev.appendCanonical(make([]byte, 0, 512+len(ev.Body)), true)
+			ev.raw = ev.appendCanonical(make([]byte, 0, ev.encodedSize()), true)
 		}
 		p.keys = nil
 		close(p.signed)
