@@ -54,8 +54,9 @@ type WorkflowResult struct {
 }
 
 // Workflow times sequential workflows of trivial steps: every step ends
-// with a signed step.completed event holding its checkpoint, committed
-// durably before the next step starts.
+// with a signed step.completed event holding its checkpoint, queued for
+// commit in order while the next step runs; a run returns only once all its
+// events are durable.
 func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 	if cfg.Runs <= 0 {
 		cfg.Runs = 200
