@@ -139,15 +139,7 @@ func TestDigestText(t *testing.T) {
 }
 
 func FuzzTransform(f *testing.F) {
-	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	addJCSInputs(f)
 	f.Add([]byte(`{"a":1e400}`))
 	f.Add([]byte(`[1,2`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -170,15 +162,7 @@ func FuzzTransform(f *testing.F) {
 // implementation github.com/gowebpki/jcs: both accept and agree, or both
 // refuse. Transform is stricter in one way only: duplicate member names.
 func FuzzTransformMatchesReference(f *testing.F) {
-	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	addJCSInputs(f)
 	for _, s := range []string{`{"a":1,"a":2}`, `"\ud800"`, `1e400`, `-0`, `[1.5e-7, 1e21, 123456789012345678]`, `{"\u20ac":1,"\ud83d\ude00":2,"\uffff":3}`} {
 		f.Add([]byte(s))
 	}
@@ -202,15 +186,7 @@ func FuzzTransformMatchesReference(f *testing.F) {
 // Parse accepts and writes what AppendCanonical writes for Parse's tree,
 // after whatever dst already holds.
 func FuzzAppendTransformMatchesTree(f *testing.F) {
-	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	for _, p := range files {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	addJCSInputs(f)
 	for _, s := range []string{
 		`{"b":{"z":1,"y":[{"d":1,"c":2}]},"a":"\u00e9\n"}`, `{"a":1,"b":{"a":1,"a":2}}`, `{"\u0061":1,"a":2}`,
 		`{"\ud83d\ude00":1,"\uffff":2,"\u20ac":3}`, `[{"b":1,"a":2},{"d":3,"c":4}]`, ` { "x" : [ 1.50 , -0 , 1E3 ] } `,
@@ -262,4 +238,17 @@ func FuzzMember(f *testing.F) {
 			t.Fatalf("Member(%q) found an absent name", b)
 		}
 	})
+}
+
+// addJCSInputs seeds f with the JCS test vectors' input files.
+func addJCSInputs(f *testing.F) {
+	dir := sharedtest.Dir(f, "jcs", "cyberphone-json-canonicalization", "testdata", "input")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 }

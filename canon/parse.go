@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -174,24 +175,41 @@ func (p *parser) array(depth int) (any, error) {
 }
 
 func (p *parser) str() (string, error) {
+	s, isView, err := p.quoted()
+	if isView {
+		s = strings.Clone(s)
+	}
+	return s, err
+}
+
+// quoted reads a string. One without escapes (the common case) is returned
+// as a view of the input, isView true: valid only while the input is.
+func (p *parser) quoted() (s string, isView bool, err error) {
 	p.i++ // opening quote
 	start := p.i
-	// Fast path: no escapes, ASCII or valid UTF-8.
 	for p.i < len(p.data) {
 		c := p.data[p.i]
 		if c == '"' {
-			s := p.data[start:p.i]
+			b := p.data[start:p.i]
 			p.i++
-			if !utf8.Valid(s) {
-				return "", &SyntaxError{Offset: start, Reason: "invalid UTF-8 in a string"}
+			if !utf8.Valid(b) {
+				return "", false, &SyntaxError{Offset: start, Reason: "invalid UTF-8 in a string"}
 			}
-			return string(s), nil
+			return view(b), true, nil
 		}
 		if c == '\\' || c < 0x20 {
 			break
 		}
 		p.i++
 	}
+	s, err = p.unescape(start)
+	return s, false, err
+}
+
+// unescape decodes the rest of a string with escapes, from start (just
+// after its opening quote) and p.i (where the first escape or control
+// character is).
+func (p *parser) unescape(start int) (string, error) {
 	buf := append([]byte(nil), p.data[start:p.i]...)
 	for p.i < len(p.data) {
 		c := p.data[p.i]

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"unicode/utf8"
 	"unsafe"
 )
 
@@ -76,7 +75,7 @@ func (t *transcoder) value(depth int) error {
 	case c == '[':
 		return t.array(depth)
 	case c == '"':
-		s, err := t.readString()
+		s, _, err := t.quoted()
 		if err != nil {
 			return err
 		}
@@ -103,31 +102,6 @@ func (t *transcoder) value(depth int) error {
 	return t.fail(fmt.Sprintf("unexpected character %q", t.data[t.i]))
 }
 
-// readString reads a string and returns its value: a view of the input when
-// it has no escapes (valid while the input is), else the decoded text.
-func (t *transcoder) readString() (string, error) {
-	t.i++ // opening quote
-	start := t.i
-	for t.i < len(t.data) {
-		c := t.data[t.i]
-		if c == '"' {
-			b := t.data[start:t.i]
-			t.i++
-			if !utf8.Valid(b) {
-				return "", &SyntaxError{Offset: start, Reason: "invalid UTF-8 in a string"}
-			}
-			return view(b), nil
-		}
-		if c == '\\' || c < 0x20 {
-			break
-		}
-		t.i++
-	}
-	// Escapes: decode with the parser's rules.
-	t.i = start - 1
-	return t.str()
-}
-
 func (t *transcoder) object(depth int) error {
 	t.i++ // {
 	t.out = append(t.out, '{')
@@ -146,7 +120,7 @@ func (t *transcoder) object(depth int) error {
 			return t.fail("expected a member name")
 		}
 		at := t.i
-		name, err := t.readString()
+		name, _, err := t.quoted()
 		if err != nil {
 			return err
 		}
