@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -81,7 +80,7 @@ type node struct {
 	minItems, maxItems int // -1: no bound
 	minLen, maxLen     int // -1: no bound, in code points
 	minimum, maximum   *bound
-	pattern            *regexp.Regexp
+	pattern            matcher
 	anyOf              []*node
 	not                *node
 	ifn, then, els     *node
@@ -212,7 +211,7 @@ func (n *node) keyword(k string, v any, at string) (err error) {
 		if !ok {
 			return unsupported(at)
 		}
-		n.pattern, err = regexp.Compile(s)
+		n.pattern, err = compilePattern(s)
 	case "anyOf":
 		list, ok := v.([]any)
 		if !ok || len(list) == 0 {
