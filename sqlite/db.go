@@ -85,9 +85,9 @@ type DB struct {
 
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
-	insRun, endRun, size, insArtifact *sql.Stmt // on the write connection
-	// insEvents and insNodes insert insertChunks[i] rows each.
-	insEvents, insNodes                                 [len(insertChunks)]*sql.Stmt
+	endRun, size, insArtifact *sql.Stmt // on the write connection
+	// insEvents, insNodes and insRuns insert insertChunks[i] rows each.
+	insEvents, insNodes, insRuns                        [len(insertChunks)]*sql.Stmt
 	readTrace, node, leaf, leafData, nodeSpan, leafSpan *sql.Stmt // on the read pool
 }
 
@@ -100,10 +100,10 @@ func (db *DB) prepare(ctx context.Context) error {
 		}
 	}
 	if db.write != nil {
-		must(&db.st.insRun, db.write, "INSERT INTO runs (run_id, trace, status, started_idx) VALUES (?, ?, ?, ?)")
 		for i, rows := range insertChunks {
 			must(&db.st.insEvents[i], db.write, insertSQL(eventsInsert, eventCols, rows))
 			must(&db.st.insNodes[i], db.write, insertSQL(nodesInsert, 2, rows))
+			must(&db.st.insRuns[i], db.write, insertSQL(runsInsert, runCols, rows))
 		}
 		must(&db.st.size, db.write, treeSizeSQL)
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended_idx = ? WHERE run_id = ?")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sanadhq/sanad"
@@ -21,6 +22,8 @@ const (
 	treeSizeSQL  = "SELECT idx + 1 FROM events ORDER BY idx DESC LIMIT 1" // uses the rowid, unlike MAX()+1
 	eventsInsert = "INSERT INTO events (idx, trace, seq, hash, type, run, data) VALUES "
 	nodesInsert  = "INSERT INTO tlog_nodes (id, hash) VALUES "
+	runsInsert   = "INSERT INTO runs (run_id, trace, status, started_idx) VALUES "
+	runCols      = 4
 )
 
 // insertSQL returns prefix followed by rows groups of cols placeholders.
@@ -114,10 +117,10 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	if err := insertRows(ctx, tx, &db.st.insNodes, 2, args); err != nil {
 		return 0, classify(err, op, "merkle nodes")
 	}
+	if err := projectRuns(ctx, tx, &db.st, events, func(i int) int64 { return int64(first) + int64(i) }, args[:0]); err != nil {
+		return 0, err
+	}
 	for i, ev := range events {
-		if err := projectRun(ctx, tx, &db.st, ev, first+uint64(i)); err != nil {
-			return 0, err
-		}
 		if err := projectRefs(ctx, tx, &db.st, ev); err != nil {
 			return 0, err
 		}
@@ -466,21 +469,39 @@ func (db *DB) Checkpoints(ctx context.Context) ([][]byte, error) {
 	return out, classify(rows.Err(), "sqlite.checkpoints", "read")
 }
 
-// projectRun applies a run event, the log's leaf idx, to the runs table
-// within tx: run.started inserts the run with the event's index, a terminal
-// event records its status and index. Records are composed on read from the
-// events ([runs.Compose]).
-func projectRun(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event, idx uint64) error {
+// projectRuns applies run events to the runs table within tx, events[i]
+// being the log's leaf index(i): the runs they start, in multi-row INSERTs,
+// then the ends of runs (which may have started among the same events),
+// each recording its status and index. Records are composed on read from
+// the events ([runs.Compose]). args is scratch space.
+func projectRuns(ctx context.Context, tx *sql.Tx, st *stmts, events []*ledger.Event, index func(i int) int64, args []any) error {
 	const op = "sqlite.project_run"
-	status, ok := runs.StatusOf(ev.Type)
-	if !ok {
+	ends := 0
+	for i, ev := range events {
+		status, ok := runs.StatusOf(ev.Type)
+		switch {
+		case !ok:
+		case ev.Type == runs.TypeStarted:
+			args = append(args, ev.Run, ev.Trace, string(status), index(i))
+		default:
+			ends++
+		}
+	}
+	if err := insertRows(ctx, tx, &st.insRuns, runCols, args); err != nil {
+		return classify(err, op, "project the runs started from leaf "+strconv.FormatInt(index(0), 10))
+	}
+	if ends == 0 {
 		return nil
 	}
-	var err error
-	if ev.Type == runs.TypeStarted {
-		_, err = tx.StmtContext(ctx, st.insRun).ExecContext(ctx, ev.Run, ev.Trace, string(status), int64(idx))
-	} else {
-		_, err = tx.StmtContext(ctx, st.endRun).ExecContext(ctx, string(status), int64(idx), ev.Run)
+	end := tx.StmtContext(ctx, st.endRun)
+	for i, ev := range events {
+		status, ok := runs.StatusOf(ev.Type)
+		if !ok || ev.Type == runs.TypeStarted {
+			continue
+		}
+		if _, err := end.ExecContext(ctx, string(status), index(i), ev.Run); err != nil {
+			return classify(err, op, "project run "+ev.Run)
+		}
 	}
-	return classify(err, op, "project run "+ev.Run)
+	return nil
 }

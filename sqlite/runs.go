@@ -126,10 +126,8 @@ func (db *DB) RebuildRuns(ctx context.Context) error {
 		if len(evs) == 0 {
 			break
 		}
-		for i, ev := range evs {
-			if err := projectRun(ctx, tx, &db.st, ev, idxs[i]); err != nil {
-				return err
-			}
+		if err := projectRuns(ctx, tx, &db.st, evs, func(i int) int64 { return int64(idxs[i]) }, nil); err != nil {
+			return err
 		}
 	}
 	return classify(tx.Commit(), op, "commit")
