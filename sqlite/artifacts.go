@@ -20,28 +20,26 @@ func (db *DB) PutArtifact(ctx context.Context, ref sanad.ArtifactRef) error {
 	return classify(err, "sqlite.put_artifact", "insert")
 }
 
-const insertArtifactSQL = `INSERT INTO artifacts (artifact_id, tenant, case_id, sha256, media_type, size_bytes, created_by_run)
-	VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+const (
+	artifactsInsert   = "INSERT INTO artifacts (artifact_id, tenant, case_id, sha256, media_type, size_bytes, created_by_run) VALUES "
+	artifactCols      = 7
+	onConflictNothing = " ON CONFLICT DO NOTHING"
+)
 
-// projectRefs indexes the artifacts ev cites in its own scope, in the
-// transaction that commits ev: an artifact staged without an index entry
-// (artifact.Store.Stage) is found from the moment an event citing it is
-// durable. Refs to other scopes are citations, not claims, and index nothing.
-func projectRefs(ctx context.Context, tx *sql.Tx, st *stmts, ev *ledger.Event) error {
-	var ins *sql.Stmt
-	for i := range ev.Refs {
-		ref := &ev.Refs[i]
-		if ref.Scope != ev.Scope {
-			continue
-		}
-		if ins == nil {
-			ins = tx.StmtContext(ctx, st.insArtifact)
-		}
-		if _, err := ins.ExecContext(ctx, ref.ID, ref.Scope.Tenant, ref.Scope.Case, ref.SHA256, ref.MediaType, ref.SizeBytes, ref.CreatedByRun); err != nil {
-			return classify(err, "sqlite.append", "index artifact "+ref.ID)
+// projectRefs indexes the artifacts each event cites in its own scope, in
+// the transaction that commits the events, with multi-row INSERTs: an
+// artifact staged without an index entry (artifact.Store.Stage) is found
+// from the moment an event citing it is durable. Refs to other scopes are
+// citations, not claims, and index nothing. args is scratch space.
+func projectRefs(ctx context.Context, tx *sql.Tx, st *stmts, events []*ledger.Event, args []any) error {
+	for _, ev := range events {
+		for i := range ev.Refs {
+			if ref := &ev.Refs[i]; ref.Scope == ev.Scope {
+				args = append(args, ref.ID, ref.Scope.Tenant, ref.Scope.Case, ref.SHA256, ref.MediaType, ref.SizeBytes, ref.CreatedByRun)
+			}
 		}
 	}
-	return nil
+	return classify(insertRows(ctx, tx, &st.insArtifacts, artifactCols, args), "sqlite.append", "index the artifacts cited")
 }
 
 // Artifact implements [artifact.Index].

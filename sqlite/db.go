@@ -86,8 +86,9 @@ type DB struct {
 // stmts are the statements of the hot paths, prepared once.
 type stmts struct {
 	endRun, size, insArtifact *sql.Stmt // on the write connection
-	// insEvents, insNodes and insRuns insert insertChunks[i] rows each.
-	insEvents, insNodes, insRuns                        [len(insertChunks)]*sql.Stmt
+	// insEvents, insNodes, insRuns and insArtifacts insert insertChunks[i]
+	// rows each.
+	insEvents, insNodes, insRuns, insArtifacts          [len(insertChunks)]*sql.Stmt
 	readTrace, node, leaf, leafData, nodeSpan, leafSpan *sql.Stmt // on the read pool
 }
 
@@ -104,10 +105,11 @@ func (db *DB) prepare(ctx context.Context) error {
 			must(&db.st.insEvents[i], db.write, insertSQL(eventsInsert, eventCols, rows))
 			must(&db.st.insNodes[i], db.write, insertSQL(nodesInsert, 2, rows))
 			must(&db.st.insRuns[i], db.write, insertSQL(runsInsert, runCols, rows))
+			must(&db.st.insArtifacts[i], db.write, insertSQL(artifactsInsert, artifactCols, rows)+onConflictNothing)
 		}
 		must(&db.st.size, db.write, treeSizeSQL)
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended_idx = ? WHERE run_id = ?")
-		must(&db.st.insArtifact, db.write, insertArtifactSQL)
+		must(&db.st.insArtifact, db.write, insertSQL(artifactsInsert, artifactCols, 1)+onConflictNothing)
 	}
 	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
 	must(&db.st.node, db.read, nodeSQL)

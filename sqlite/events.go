@@ -120,10 +120,10 @@ func (db *DB) AppendEvents(ctx context.Context, events []*ledger.Event) (uint64,
 	if err := projectRuns(ctx, tx, &db.st, events, func(i int) int64 { return int64(first) + int64(i) }, args[:0]); err != nil {
 		return 0, err
 	}
+	if err := projectRefs(ctx, tx, &db.st, events, args[:0]); err != nil {
+		return 0, err
+	}
 	for i, ev := range events {
-		if err := projectRefs(ctx, tx, &db.st, ev); err != nil {
-			return 0, err
-		}
 		if err := projectGate(ctx, tx, ev, first+uint64(i)); err != nil {
 			return 0, err
 		}
