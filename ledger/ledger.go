@@ -360,8 +360,9 @@ func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error)
 // Hold is Enqueue for appends the caller will follow with one it waits for:
 // the background committer is not woken for them, so they commit with that
 // later append, in one commit instead of two (a tool call's start and its
-// outcome). A held append also commits with any commit made before, and at
-// Close; its Pending can be waited for like any other.
+// outcome). A held append also commits with any commit another goroutine
+// makes meanwhile, and at Close; its Pending can be waited for like any
+// other. Until then it holds a queue slot.
 func (l *Ledger) Hold(ctx context.Context, drafts ...Draft) (*Pending, error) {
 	return l.enqueue(ctx, false, drafts)
 }
