@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -251,4 +252,51 @@ func addJCSInputs(f *testing.F) {
 		}
 		f.Add(b)
 	}
+}
+
+// FuzzHashWithoutMatchesTree: dropping members while transcoding hashes
+// what dropping them from the parsed tree does, and refuses what Parse
+// refuses (a duplicate name among dropped members included).
+func FuzzHashWithoutMatchesTree(f *testing.F) {
+	addJCSInputs(f)
+	for _, s := range []string{`{"run_id":"r1","x":{"time":1,"y":[{"started_at":"t","z":2}]}}`, `{"time":1,"time":2}`, `[{"b":1,"time":0,"a":2}]`, `{"z":{"run_id":1},"a":0}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := canon.RequestHash(json.RawMessage(raw))
+		tree, perr := canon.Parse(raw)
+		var want canon.Digest
+		if perr == nil {
+			var b []byte
+			b, perr = canon.AppendCanonical(nil, stripTree(tree))
+			want = canon.Sum(b)
+		}
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("RequestHash(%q): err %v, tree err %v", raw, err, perr)
+		}
+		if err == nil && got != want {
+			t.Fatalf("RequestHash(%q) = %s, the tree gives %s", raw, got, want)
+		}
+	})
+}
+
+// stripTree removes canon.VolatileFields from every object of v.
+func stripTree(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range t {
+			if !slices.Contains(canon.VolatileFields, k) {
+				out[k] = stripTree(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = stripTree(e)
+		}
+		return out
+	}
+	return v
 }

@@ -3,6 +3,7 @@ package canon
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // VolatileFields are the object keys [RequestHash] drops at any depth: times
@@ -25,39 +26,16 @@ func RequestHash(v any) (Digest, error) {
 // HashWithout returns the digest of the canonical JSON of v after removing
 // the named keys from every object at any depth.
 func HashWithout(v any, keys ...string) (Digest, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return Digest{}, fmt.Errorf("canon: %w", err)
+	raw, ok := v.(json.RawMessage)
+	if !ok || len(raw) == 0 {
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return Digest{}, fmt.Errorf("canon: %w", err)
+		}
 	}
-	tree, err := Parse(raw)
-	if err != nil {
-		return Digest{}, err
-	}
-	drop := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		drop[k] = true
-	}
-	out, err := AppendCanonical(nil, strip(tree, drop))
+	out, err := appendTransform(make([]byte, 0, len(raw)), raw, func(name string) bool { return slices.Contains(keys, name) })
 	if err != nil {
 		return Digest{}, err
 	}
 	return Sum(out), nil
-}
-
-func strip(v any, drop map[string]bool) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			if drop[k] {
-				delete(t, k)
-				continue
-			}
-			t[k] = strip(e, drop)
-		}
-	case []any:
-		for i, e := range t {
-			t[i] = strip(e, drop)
-		}
-	}
-	return v
 }

@@ -14,9 +14,15 @@ import (
 // members of an object are reordered in place when they were not in
 // canonical order already.
 func AppendTransform(dst, raw []byte) ([]byte, error) {
+	return appendTransform(dst, raw, nil)
+}
+
+// appendTransform is AppendTransform leaving out, at any depth, the object
+// members drop names (nil: none).
+func appendTransform(dst, raw []byte, drop func(string) bool) ([]byte, error) {
 	t := transcoders.Get().(*transcoder)
 	defer t.release()
-	t.parser, t.out = parser{data: raw}, dst
+	t.parser, t.out, t.drop = parser{data: raw}, dst, drop
 	t.space()
 	if err := t.value(0); err != nil {
 		return nil, err
@@ -35,7 +41,7 @@ var transcoders = sync.Pool{New: func() any { return new(transcoder) }}
 // release returns t to the pool without references to the caller's data;
 // buffers grown past 64 KiB are dropped.
 func (t *transcoder) release() {
-	t.parser, t.out = parser{}, nil
+	t.parser, t.out, t.drop = parser{}, nil, nil
 	clear(t.members[:cap(t.members)])
 	t.members = t.members[:0]
 	if cap(t.members) > 1024 || cap(t.scratch) > 64<<10 {
@@ -52,10 +58,12 @@ type transcoder struct {
 	// last; an object uses the entries from where they stood when it began.
 	members []member
 	scratch []byte // an object's members while they are reordered
+	// drop, if set, names the members left out of every object.
+	drop func(name string) bool
 }
 
-// member is one written member of an object: its name and where
-// `"name":value` lies in out.
+// member is one member of an object: its name and where `"name":value` lies
+// in out (start and end -1 for a dropped member).
 type member struct {
 	name       string
 	at         int // offset of the name in the input, for errors
@@ -107,6 +115,7 @@ func (t *transcoder) object(depth int) error {
 	t.out = append(t.out, '{')
 	body := len(t.out)
 	base := len(t.members)
+	kept := 0
 	defer func() { t.members = t.members[:base] }()
 	t.space()
 	if t.i < len(t.data) && t.data[t.i] == '}' {
@@ -124,7 +133,8 @@ func (t *transcoder) object(depth int) error {
 		if err != nil {
 			return err
 		}
-		if len(t.members) > base {
+		before := len(t.out)
+		if kept > 0 {
 			t.out = append(t.out, ',')
 		}
 		start := len(t.out)
@@ -139,7 +149,15 @@ func (t *transcoder) object(depth int) error {
 		if err := t.value(depth + 1); err != nil {
 			return err
 		}
-		t.members = append(t.members, member{name: name, at: at, start: start, end: len(t.out)})
+		m := member{name: name, at: at, start: start, end: len(t.out)}
+		if t.drop != nil && t.drop(name) {
+			// Read, so that the document is checked whole, but not written.
+			t.out = t.out[:before]
+			m.start, m.end = -1, -1
+		} else {
+			kept++
+		}
+		t.members = append(t.members, m)
 		t.space()
 		if t.i >= len(t.data) {
 			return t.fail("unexpected end of input in an object")
@@ -181,8 +199,11 @@ func (t *transcoder) order(body int, ms []member) error {
 	}
 	t.scratch = append(t.scratch[:0], t.out[body:]...)
 	t.out = t.out[:body]
-	for i, m := range ms {
-		if i > 0 {
+	for _, m := range ms {
+		if m.start < 0 {
+			continue // dropped
+		}
+		if len(t.out) > body {
 			t.out = append(t.out, ',')
 		}
 		t.out = append(t.out, t.scratch[m.start-body:m.end-body]...)
