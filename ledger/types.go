@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -12,11 +11,7 @@ import (
 
 	"github.com/sanadhq/sanad/canon"
 	"github.com/sanadhq/sanad/shape"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
-
-var printer = message.NewPrinter(language.English)
 
 // Signer says whose key must sign an event type.
 type Signer int
@@ -68,10 +63,7 @@ type Types struct {
 
 type typeDef struct {
 	TypeDef
-	schema *jsonschema.Schema
-	// fast decides validity when the schema is within shape's subset; only
-	// bodies it rejects go to schema, for the reason.
-	fast *shape.Validator
+	schema *shape.Schema
 }
 
 var typeNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
@@ -102,11 +94,11 @@ func NewTypes(vocabularies ...Vocabulary) (*Types, error) {
 			if err != nil {
 				return nil, fmt.Errorf("ledger: schema of %s: %w", d.Name, err)
 			}
-			td := &typeDef{TypeDef: d, schema: s}
-			if td.fast, err = shape.Compile([]byte(d.Schema)); err != nil && !errors.Is(err, shape.ErrUnsupported) {
+			checked, err := shape.NewSchema([]byte(d.Schema), s)
+			if err != nil {
 				return nil, fmt.Errorf("ledger: schema of %s: %w", d.Name, err)
 			}
-			t.defs[d.Name] = td
+			t.defs[d.Name] = &typeDef{TypeDef: d, schema: checked}
 		}
 		t.rules = append(t.rules, v.Rules...)
 	}
@@ -158,14 +150,10 @@ func (t *Types) validateCanonical(name string, body []byte) error {
 	if !ok {
 		return fmt.Errorf("unknown event type %q", name)
 	}
-	if d.fast != nil && d.fast.ValidCanonical(body) {
-		return nil
+	if err := d.schema.ValidateCanonical(body); err != nil {
+		return fmt.Errorf("body of %s does not match its schema: %s", name, shape.Explain(err))
 	}
-	v, err := canon.Parse(body)
-	if err != nil {
-		return fmt.Errorf("body of %s: %v", name, err)
-	}
-	return t.validate(name, v)
+	return nil
 }
 
 func (t *Types) validate(name string, v any) error {
@@ -173,32 +161,8 @@ func (t *Types) validate(name string, v any) error {
 	if !ok {
 		return fmt.Errorf("unknown event type %q", name)
 	}
-	if d.fast != nil && d.fast.Valid(v) {
-		return nil
-	}
 	if err := d.schema.Validate(v); err != nil {
-		return fmt.Errorf("body of %s does not match its schema: %s", name, schemaMessage(err))
+		return fmt.Errorf("body of %s does not match its schema: %s", name, shape.Explain(err))
 	}
 	return nil
-}
-
-// schemaMessage flattens a validation error to one line.
-func schemaMessage(err error) string {
-	if ve, ok := err.(*jsonschema.ValidationError); ok {
-		var leaves []string
-		var walk func(e *jsonschema.ValidationError)
-		walk = func(e *jsonschema.ValidationError) {
-			if len(e.Causes) == 0 {
-				loc := "/" + strings.Join(e.InstanceLocation, "/")
-				leaves = append(leaves, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
-				return
-			}
-			for _, c := range e.Causes {
-				walk(c)
-			}
-		}
-		walk(ve)
-		return strings.Join(leaves, "; ")
-	}
-	return err.Error()
 }

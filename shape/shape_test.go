@@ -493,3 +493,27 @@ func BenchmarkCanonicalize(b *testing.B) {
 		}
 	})
 }
+
+// TestSchema: a Schema accepts what the general validator accepts, with or
+// without a fast form, and explains every rejection with its error.
+func TestSchema(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"object","required":["id"],"properties":{"id":{"type":"string","pattern":"^C-[0-9]+$"}}}`,
+		`{"type":"object","required":["id"],"properties":{"id":{"$ref":"#/$defs/id"}},"$defs":{"id":{"type":"string","pattern":"^C-[0-9]+$"}}}`,
+	} {
+		s, err := shape.NewSchema([]byte(raw), reference(t, raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for body, valid := range map[string]bool{`{"id":"C-1"}`: true, `{"id":"D-1"}`: false, `{}`: false, `{"id":"C-1","x":[1,{}]}`: true} {
+			err := s.Validate(parse(t, body))
+			errC := s.ValidateCanonical(canonical(t, body))
+			if (err == nil) != valid || (errC == nil) != valid {
+				t.Errorf("%s: %s: Validate %v, ValidateCanonical %v, want valid %v", raw, body, err, errC, valid)
+			}
+			if !valid && !strings.HasPrefix(shape.Explain(err), "at /") {
+				t.Errorf("%s: %s: Explain = %q", raw, body, shape.Explain(err))
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/runs"
+	"github.com/sanadhq/sanad/shape"
 )
 
 // Limits and defaults of a [Gateway].
@@ -335,7 +336,7 @@ func parseInput(e *entry, raw []byte) (canonical []byte, tree map[string]any, ha
 		return nil, nil, hash, "the input must be a JSON object of named arguments"
 	}
 	if err := e.input.Validate(obj); err != nil {
-		return nil, nil, hash, "the input does not match the input schema of " + e.spec.Name + ": " + schemaMessage(err)
+		return nil, nil, hash, "the input does not match the input schema of " + e.spec.Name + ": " + shape.Explain(err)
 	}
 	return canonical, obj, hash, ""
 }
@@ -815,16 +816,12 @@ func (c *call) checkOutput(out json.RawMessage) ([]byte, error) {
 	if len(out) > c.g.cfg.MaxOutputBytes {
 		return nil, sanad.Errorf(sanad.CodeToolFailed, op, "tool %s returned %d bytes; at most %d are allowed", name, len(out), c.g.cfg.MaxOutputBytes)
 	}
-	v, err := canon.Parse(out)
+	b, err := canon.AppendTransform(make([]byte, 0, len(out)), out)
 	if err != nil {
-		return nil, sanad.Wrap(err, sanad.CodeToolFailed, op, "tool "+name+" returned invalid JSON: "+err.Error())
+		return nil, sanad.Wrap(err, sanad.CodeToolFailed, op, "tool "+name+" returned JSON with no canonical form: "+err.Error())
 	}
-	if err := c.e.output.Validate(v); err != nil {
-		return nil, sanad.Wrap(err, sanad.CodeToolFailed, op, "the output of "+name+" does not match its output schema: "+schemaMessage(err))
-	}
-	b, err := canon.AppendCanonical(make([]byte, 0, len(out)), v)
-	if err != nil {
-		return nil, sanad.Wrap(err, sanad.CodeToolFailed, op, "the output of "+name+" cannot be canonicalized: "+err.Error())
+	if err := c.e.output.ValidateCanonical(b); err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeToolFailed, op, "the output of "+name+" does not match its output schema: "+shape.Explain(err))
 	}
 	return b, nil
 }

@@ -4,20 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/policy"
+	"github.com/sanadhq/sanad/shape"
 )
 
 // Defaults applied by [Registry.Register] to a [Spec] that leaves a setting
@@ -129,17 +126,14 @@ func (s Spec) clone() Spec {
 	return s
 }
 
-// printer renders schema errors.
-var printer = message.NewPrinter(language.English)
-
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
 
 // entry is a registered tool: its Spec with defaults applied and its
 // compiled schemas.
 type entry struct {
 	spec   Spec
-	input  *jsonschema.Schema
-	output *jsonschema.Schema
+	input  *shape.Schema
+	output *shape.Schema
 }
 
 // Registry holds the tools a gateway can call, by name. The zero value is an
@@ -244,7 +238,7 @@ func (noLoader) Load(url string) (any, error) {
 
 var _ jsonschema.URLLoader = noLoader{}
 
-func compileSchema(name, which string, raw json.RawMessage) (*jsonschema.Schema, error) {
+func compileSchema(name, which string, raw json.RawMessage) (*shape.Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, opRegister, "tool %s has no %s schema; use {} to accept anything", name, which)
 	}
@@ -260,10 +254,13 @@ func compileSchema(name, which string, raw json.RawMessage) (*jsonschema.Schema,
 		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, opRegister, fmt.Sprintf("tool %s: %s schema: %v", name, which, err))
 	}
 	sch, err := c.Compile(url)
-	if err != nil {
-		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, opRegister, fmt.Sprintf("tool %s: %s schema does not compile: %v", name, which, err))
+	if err == nil {
+		var checked *shape.Schema
+		if checked, err = shape.NewSchema(raw, sch); err == nil {
+			return checked, nil
+		}
 	}
-	return sch, nil
+	return nil, sanad.Wrap(err, sanad.CodeInvalidInput, opRegister, fmt.Sprintf("tool %s: %s schema does not compile: %v", name, which, err))
 }
 
 // lookup returns the entry of name.
@@ -307,26 +304,4 @@ func approvalRank(a policy.Approval) int {
 		return 2
 	}
 	return -1
-}
-
-// schemaMessage flattens a validation error to one line: where and what, for
-// each leaf.
-func schemaMessage(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var leaves []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			leaves = append(leaves, fmt.Sprintf("at /%s: %s", strings.Join(e.InstanceLocation, "/"), e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return strings.Join(leaves, "; ")
 }
