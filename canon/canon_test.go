@@ -211,7 +211,8 @@ func FuzzAppendTransformMatchesTree(f *testing.F) {
 	})
 }
 
-// FuzzMember: on canonical JSON, ValueEnd finds the end of the document
+// FuzzMember: on any bytes ValueEnd and Member answer without panicking; on
+// canonical JSON, ValueEnd finds the end of the document
 // and Member finds each top-level member's canonical value, and nothing for
 // a name the object lacks.
 func FuzzMember(f *testing.F) {
@@ -219,6 +220,11 @@ func FuzzMember(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
+		// Any bytes: an answer, no panic.
+		if end := canon.ValueEnd(raw, 0, 0); end > len(raw) {
+			t.Fatalf("ValueEnd(%q) = %d, past the end", raw, end)
+		}
+		canon.Member(raw, "a")
 		b, err := canon.Transform(raw)
 		if err != nil {
 			return

@@ -133,10 +133,10 @@ func (n *node) objectAt(b []byte, i int) (int, bool) {
 	var seen uint64 // bit k: required[k] is present
 	valid := true
 	i++ // {
-	for i < len(b) && b[i] != '}' {
-		if b[i] == ',' {
-			i++
-		}
+	if i < len(b) && b[i] == '}' {
+		return i + 1, len(n.required) == 0
+	}
+	for {
 		keyEnd := canon.ValueEnd(b, i, 0)
 		if keyEnd < 0 || b[i] != '"' || keyEnd >= len(b) || b[keyEnd] != ':' {
 			return -1, false
@@ -159,15 +159,18 @@ func (n *node) objectAt(b []byte, i int) (int, bool) {
 		} else {
 			end = canon.ValueEnd(b, keyEnd+1, 0)
 		}
-		if end < 0 {
+		if end < 0 || end >= len(b) {
 			return -1, false
 		}
-		i = end
+		switch b[end] {
+		case ',':
+			i = end + 1
+		case '}':
+			return end + 1, valid && seen == 1<<len(n.required)-1
+		default:
+			return -1, false
+		}
 	}
-	if i >= len(b) {
-		return -1, false
-	}
-	return i + 1, valid && seen == 1<<len(n.required)-1
 }
 
 // arrayAt walks the array at b[i], checking its items, and returns where it
@@ -178,10 +181,13 @@ func (n *node) arrayAt(b []byte, i int) (int, bool) {
 	}
 	count, valid := 0, true
 	i++ // [
-	for i < len(b) && b[i] != ']' {
-		if b[i] == ',' {
-			i++
-		}
+	inBounds := func() bool {
+		return (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
+	}
+	if i < len(b) && b[i] == ']' {
+		return i + 1, inBounds()
+	}
+	for {
 		end := -1
 		if n.items != nil && valid {
 			var ok bool
@@ -190,16 +196,19 @@ func (n *node) arrayAt(b []byte, i int) (int, bool) {
 		} else {
 			end = canon.ValueEnd(b, i, 0)
 		}
-		if end < 0 {
+		if end < 0 || end >= len(b) {
 			return -1, false
 		}
 		count++
-		i = end
+		switch b[end] {
+		case ',':
+			i = end + 1
+		case ']':
+			return end + 1, valid && inBounds()
+		default:
+			return -1, false
+		}
 	}
-	if i >= len(b) {
-		return -1, false
-	}
-	return i + 1, valid && (n.minItems < 0 || count >= n.minItems) && (n.maxItems < 0 || count <= n.maxItems)
 }
 
 // stringAt checks a quoted canonical string against the string keywords.

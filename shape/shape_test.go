@@ -1,6 +1,7 @@
 package shape_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -516,4 +517,37 @@ func TestSchema(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzValidCanonicalAnyInput: ValidCanonical answers any bytes without
+// panicking, and on canonical JSON answers as Valid does on its tree.
+func FuzzValidCanonicalAnyInput(f *testing.F) {
+	schemas := vocabularySchemas()
+	fast := make([]*shape.Validator, 0, len(schemas))
+	for _, s := range schemas {
+		v, err := shape.Compile([]byte(s))
+		if err != nil {
+			f.Fatal(err)
+		}
+		fast = append(fast, v)
+	}
+	f.Add([]byte(stepBody))
+	f.Add([]byte(`{"a":[1,{"b":"\u00e9"}],"c":-1.5e3}`))
+	f.Add([]byte(`{"a":1,`))
+	f.Add([]byte(`{"a""b"}`))
+	f.Add([]byte(`[[[[[[`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := canon.Transform(b)
+		isCanonical := err == nil && bytes.Equal(c, b)
+		var tree any
+		if isCanonical {
+			tree, _ = canon.Parse(b)
+		}
+		for _, v := range fast {
+			got := v.ValidCanonical(b)
+			if isCanonical && got != v.Valid(tree) {
+				t.Fatalf("ValidCanonical(%q) = %v, Valid on its tree %v", b, got, !got)
+			}
+		}
+	})
 }
