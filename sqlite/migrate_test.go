@@ -6,6 +6,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/runs"
+	"github.com/sanadhq/sanad/sqlite"
 )
 
 // TestMigrateRunsByIndex: a store of schema version 3, whose runs table held
@@ -43,7 +44,7 @@ func TestMigrateRunsByIndex(t *testing.T) {
 	for _, q := range []string{
 		`CREATE TABLE runs_v3 (run_id TEXT PRIMARY KEY, trace TEXT NOT NULL, status TEXT NOT NULL,
 		  started BLOB NOT NULL, ended BLOB, ended_at TEXT)`,
-		`INSERT INTO runs_v3 (run_id, trace, status, started) SELECT run_id, trace, status, x'00' FROM runs ORDER BY rowid`,
+		`INSERT INTO runs_v3 (run_id, trace, status, started) SELECT run_id, trace, status, x'00' FROM runs ORDER BY started_idx`,
 		`DROP TABLE runs`,
 		`ALTER TABLE runs_v3 RENAME TO runs`,
 		`CREATE INDEX runs_trace ON runs (trace)`,
@@ -70,5 +71,86 @@ func TestMigrateRunsByIndex(t *testing.T) {
 	}
 	if statuses[sanad.StatusRunning] != 1 || statuses[sanad.StatusCompleted] != 1 || statuses[sanad.StatusFailed] != 1 || statuses[sanad.StatusDenied] != 1 {
 		t.Fatalf("statuses after the migration: %v", statuses)
+	}
+}
+
+// TestMigrateRunsOneTree: a store of schema version 4, whose runs table had
+// a rowid, an index of its key and an index by trace, migrates to one tree
+// keyed by run id and answers every runs query as before: all runs, a
+// trace's runs in start order, the latest root runs, one run.
+func TestMigrateRunsOneTree(t *testing.T) {
+	ctx := t.Context()
+	path := dbPath(t)
+	db := openDB(t, path)
+	rec := &runs.Recorder{Ledger: openLedger(t, db, openKeys(t))}
+	allow := runs.Decision{Allow: true, Reason: "ok"}
+	var roots []*runs.Run
+	for range 3 {
+		root, err := rec.Start(ctx, runs.Spec{Kind: sanad.KindWorkflow, Scope: scope, Agent: "orchestrator", Decision: allow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots = append(roots, root)
+		for range 2 {
+			child, err := rec.Start(ctx, runs.Spec{Kind: sanad.KindAgent, Parent: root, Scope: scope, Agent: "worker", Decision: allow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := child.Complete(ctx, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type answers struct {
+		all, trace, recent []sanad.Run
+		one                sanad.Run
+	}
+	ask := func(db *sqlite.DB) (a answers) {
+		var err error
+		if a.all, err = db.Runs(ctx, ""); err != nil {
+			t.Fatal(err)
+		}
+		if a.trace, err = db.Runs(ctx, roots[1].Record.Trace); err != nil {
+			t.Fatal(err)
+		}
+		if a.recent, err = db.RecentRuns(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		if a.one, err = db.Run(ctx, roots[2].Record.ID); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	before := ask(db)
+	if len(before.all) != 9 || len(before.trace) != 3 || len(before.recent) != 2 ||
+		before.trace[0].ID != roots[1].Record.ID || before.recent[0].ID != roots[2].Record.ID || before.recent[1].ID != roots[1].Record.ID {
+		t.Fatalf("runs before the migration: %d all, %d in the trace, %d recent", len(before.all), len(before.trace), len(before.recent))
+	}
+
+	// Put the runs table back as schema version 4 had it.
+	raw := rawDB(t, path)
+	for _, q := range []string{
+		`CREATE TABLE runs_v4 (run_id TEXT PRIMARY KEY, trace TEXT NOT NULL, status TEXT NOT NULL,
+		  started_idx INTEGER NOT NULL, ended_idx INTEGER)`,
+		`INSERT INTO runs_v4 SELECT run_id, trace, status, started_idx, ended_idx FROM runs ORDER BY started_idx`,
+		`DROP TABLE runs`,
+		`ALTER TABLE runs_v4 RENAME TO runs`,
+		`CREATE INDEX runs_trace ON runs (trace)`,
+		`PRAGMA user_version = 4`,
+	} {
+		if _, err := raw.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	db.Close()
+
+	migrated := openDB(t, path)
+	if after := ask(migrated); !reflect.DeepEqual(after, before) {
+		t.Fatalf("runs after the migration:\n%+v\nwant\n%+v", after, before)
+	}
+	var indexes int
+	if err := rawDB(t, path).QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE tbl_name = 'runs' AND type = 'index'`).Scan(&indexes); err != nil || indexes != 0 {
+		t.Fatalf("indexes of runs after the migration: %d, %v", indexes, err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // Run returns the projected record of a run, or NOT_FOUND.
 func (db *DB) Run(ctx context.Context, id string) (sanad.Run, error) {
-	rs, err := db.queryRuns(ctx, "WHERE r.run_id = ?", id)
+	rs, err := db.queryRuns(ctx, runsByID+"WHERE r.run_id = ?", id)
 	if err != nil {
 		return sanad.Run{}, err
 	}
@@ -26,9 +26,9 @@ func (db *DB) Run(ctx context.Context, id string) (sanad.Run, error) {
 // order they started.
 func (db *DB) Runs(ctx context.Context, trace string) ([]sanad.Run, error) {
 	if trace == "" {
-		return db.queryRuns(ctx, "ORDER BY r.rowid")
+		return db.queryRuns(ctx, runsByID+"ORDER BY r.started_idx")
 	}
-	return db.queryRuns(ctx, "WHERE r.trace = ? ORDER BY r.rowid", trace)
+	return db.queryRuns(ctx, runsByStart+"WHERE s.trace = ? AND s.type = 'run.started' ORDER BY s.seq", trace)
 }
 
 // RecentRuns returns up to limit root runs (those that started a trace),
@@ -37,16 +37,25 @@ func (db *DB) RecentRuns(ctx context.Context, limit int) ([]sanad.Run, error) {
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	return db.queryRuns(ctx, "WHERE r.run_id = r.trace ORDER BY r.rowid DESC LIMIT ?", limit)
+	return db.queryRuns(ctx, runsByStart+"WHERE s.type = 'run.started' AND s.run = s.trace ORDER BY s.idx DESC LIMIT ?", limit)
 }
 
+// The two ways to the runs: from the runs table (by run id, or all), and
+// from the run.started events (a trace's, through the (trace, seq) index,
+// or the latest, walking the log back).
+const (
+	runsByID = `SELECT s.data, e.data FROM runs r
+		JOIN events s ON s.idx = r.started_idx LEFT JOIN events e ON e.idx = r.ended_idx `
+	runsByStart = `SELECT s.data, e.data FROM events s
+		JOIN runs r ON r.run_id = s.run LEFT JOIN events e ON e.idx = r.ended_idx `
+)
+
 // queryRuns composes, from their run.started and terminal events, the
-// records of the runs the clauses where (WHERE, ORDER BY, LIMIT over runs r)
-// select.
-func (db *DB) queryRuns(ctx context.Context, where string, args ...any) ([]sanad.Run, error) {
+// records of the runs query selects (runsByID or runsByStart and its
+// clauses).
+func (db *DB) queryRuns(ctx context.Context, query string, args ...any) ([]sanad.Run, error) {
 	const op = "sqlite.runs"
-	rows, err := db.read.QueryContext(ctx, `SELECT s.data, e.data FROM runs r
-		JOIN events s ON s.idx = r.started_idx LEFT JOIN events e ON e.idx = r.ended_idx `+where, args...)
+	rows, err := db.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, classify(err, op, "query")
 	}

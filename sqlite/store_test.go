@@ -436,7 +436,7 @@ func TestRunsRebuildFromLedger(t *testing.T) {
 		t.Fatalf("Runs: got (%d runs, %v), want 24", len(want), err)
 	}
 	raw := rawDB(t, path)
-	for _, tamper := range []string{"DELETE FROM runs", "DELETE FROM runs WHERE rowid % 3 = 0"} {
+	for _, tamper := range []string{"DELETE FROM runs", "DELETE FROM runs WHERE started_idx % 3 = 0"} {
 		if _, err := raw.Exec(tamper); err != nil {
 			t.Fatalf("%s: %v", tamper, err)
 		}
