@@ -142,26 +142,24 @@ func (t *Types) ValidateBody(name string, body json.RawMessage) error {
 	return t.validate(name, v)
 }
 
-// validate checks a parsed body (as canon.Parse returns it).
-// validateCanonical is validate for a body in canonical form, checked
-// without decoding it unless it is invalid (for the reason).
+// validateCanonical checks a body in canonical form, without decoding it
+// unless it is invalid (for the reason).
 func (t *Types) validateCanonical(name string, body []byte) error {
-	d, ok := t.defs[name]
-	if !ok {
-		return fmt.Errorf("unknown event type %q", name)
-	}
-	if err := d.schema.ValidateCanonical(body); err != nil {
-		return fmt.Errorf("body of %s does not match its schema: %s", name, shape.Explain(err))
-	}
-	return nil
+	return t.check(name, func(s *shape.Schema) error { return s.ValidateCanonical(body) })
 }
 
+// validate checks a parsed body (as canon.Parse returns it).
 func (t *Types) validate(name string, v any) error {
+	return t.check(name, func(s *shape.Schema) error { return s.Validate(v) })
+}
+
+// check applies validate to the schema of type name and words its error.
+func (t *Types) check(name string, validate func(*shape.Schema) error) error {
 	d, ok := t.defs[name]
 	if !ok {
 		return fmt.Errorf("unknown event type %q", name)
 	}
-	if err := d.schema.Validate(v); err != nil {
+	if err := validate(d.schema); err != nil {
 		return fmt.Errorf("body of %s does not match its schema: %s", name, shape.Explain(err))
 	}
 	return nil
