@@ -67,13 +67,13 @@ func VerifySubtreeInclusion(index, start, end uint64, leafHash []byte, proof [][
 			// p is a left sibling. A last node that is a left child has no
 			// sibling and moves up unchanged, so skip to where it is a
 			// right child.
-			r = hasher.HashChildren(p, r)
+			r = HashChildren(p, r)
 			for fn&1 == 0 && fn != 0 {
 				fn >>= 1
 				sn >>= 1
 			}
 		} else {
-			r = hasher.HashChildren(r, p)
+			r = HashChildren(r, p)
 		}
 		fn >>= 1
 		sn >>= 1
@@ -161,15 +161,15 @@ func VerifySubtreeConsistency(start, end, size uint64, proof [][]byte, subtreeRo
 			// c is a left sibling. It is part of the subtree until the
 			// climb has reached the subtree's top node.
 			if fn < sn {
-				fr = hasher.HashChildren(c, fr)
+				fr = HashChildren(c, fr)
 			}
-			sr = hasher.HashChildren(c, sr)
+			sr = HashChildren(c, sr)
 			for sn&1 == 0 && sn != 0 {
 				up()
 			}
 		} else {
 			// c is a right sibling, always outside the subtree.
-			sr = hasher.HashChildren(sr, c)
+			sr = HashChildren(sr, c)
 		}
 		up()
 	}

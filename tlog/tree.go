@@ -2,6 +2,7 @@ package tlog
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 
@@ -15,14 +16,36 @@ const HashSize = 32
 
 var hasher = rfc6962.DefaultHasher
 
-var factory = &compact.RangeFactory{Hash: hasher.HashChildren}
+var factory = &compact.RangeFactory{Hash: HashChildren}
 
 // LeafHash returns the RFC 6962 leaf hash of data (0x00 || data, SHA-256).
-func LeafHash(data []byte) []byte { return hasher.HashLeaf(data) }
+// It is rfc6962.DefaultHasher's, computed with one allocation (the result)
+// for data of up to a hash's size, the leaves of sanad's log.
+func LeafHash(data []byte) []byte {
+	if len(data) > HashSize {
+		return hasher.HashLeaf(data)
+	}
+	var b [1 + HashSize]byte // b[0] = 0x00, the leaf prefix
+	n := copy(b[1:], data)
+	h := sha256.Sum256(b[:1+n])
+	return h[:]
+}
 
 // HashChildren returns the hash of the node whose children have the hashes
-// left and right (RFC 6962 §2.1).
-func HashChildren(left, right []byte) []byte { return hasher.HashChildren(left, right) }
+// left and right (RFC 6962 §2.1: SHA-256 of 0x01 || left || right), with
+// one allocation (the result) where rfc6962.DefaultHasher makes three: a
+// commit hashes a few dozen nodes, a verification every node of the log.
+func HashChildren(left, right []byte) []byte {
+	if len(left)+len(right) > 2*HashSize {
+		return hasher.HashChildren(left, right)
+	}
+	var b [1 + 2*HashSize]byte
+	b[0] = 0x01
+	n := copy(b[1:], left)
+	n += copy(b[1+n:], right)
+	h := sha256.Sum256(b[:1+n])
+	return h[:]
+}
 
 // EmptyRoot is the root hash of the tree with no leaves.
 func EmptyRoot() []byte { return hasher.EmptyRoot() }
@@ -147,7 +170,7 @@ func (p Prover) rehash(ctx context.Context, nodes proof.Nodes) ([][]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	return nodes.Rehash(hashes, hasher.HashChildren)
+	return nodes.Rehash(hashes, HashChildren)
 }
 
 // VerifyInclusion checks that leafHash is leaf index of the tree of size
