@@ -326,10 +326,8 @@ func parseInput(e *entry, raw []byte) (canonical []byte, tree map[string]any, ha
 	if err != nil {
 		return nil, nil, "", "the input cannot be canonicalized: " + err.Error()
 	}
-	if stripped := withoutVolatile(v); stripped == nil {
-		hash = canon.Sum(canonical).String()
-	} else if b, err := canon.AppendCanonical(make([]byte, 0, len(canonical)), stripped); err == nil {
-		hash = canon.Sum(b).String()
+	if h, err := canon.RequestHash(json.RawMessage(canonical)); err == nil {
+		hash = h.String()
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -339,65 +337,6 @@ func parseInput(e *entry, raw []byte) (canonical []byte, tree map[string]any, ha
 		return nil, nil, hash, "the input does not match the input schema of " + e.spec.Name + ": " + shape.Explain(err)
 	}
 	return canonical, obj, hash, ""
-}
-
-// volatile is the set of canon.VolatileFields, which the normalized hash
-// leaves out.
-var volatile = sync.OnceValue(func() map[string]bool {
-	m := make(map[string]bool, len(canon.VolatileFields))
-	for _, k := range canon.VolatileFields {
-		m[k] = true
-	}
-	return m
-})
-
-// withoutVolatile returns nil when v has no volatile field at any depth (so
-// its canonical form is already the normalized one), and otherwise a copy of
-// v without them: the tree canon.RequestHash hashes, without encoding and
-// parsing v again.
-func withoutVolatile(v any) any {
-	if !hasVolatile(v, volatile()) {
-		return nil
-	}
-	return strip(v, volatile())
-}
-
-func hasVolatile(v any, drop map[string]bool) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			if drop[k] || hasVolatile(e, drop) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if hasVolatile(e, drop) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func strip(v any, drop map[string]bool) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			if !drop[k] {
-				out[k] = strip(e, drop)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = strip(e, drop)
-		}
-		return out
-	}
-	return v
 }
 
 // admit applies the abuse rules with the counts of the parent run and, if the
