@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -39,23 +40,11 @@ func TestMigrateRunsByIndex(t *testing.T) {
 		t.Fatalf("runs before: %d, %v", len(before), err)
 	}
 
-	// Put the runs table back as schema version 3 had it.
-	raw := rawDB(t, path)
-	for _, q := range []string{
-		`CREATE TABLE runs_v3 (run_id TEXT PRIMARY KEY, trace TEXT NOT NULL, status TEXT NOT NULL,
-		  started BLOB NOT NULL, ended BLOB, ended_at TEXT)`,
-		`INSERT INTO runs_v3 (run_id, trace, status, started) SELECT run_id, trace, status, x'00' FROM runs ORDER BY started_idx`,
-		`DROP TABLE runs`,
-		`ALTER TABLE runs_v3 RENAME TO runs`,
-		`CREATE INDEX runs_trace ON runs (trace)`,
-		`PRAGMA user_version = 3`,
-	} {
-		if _, err := raw.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
 	db.Close()
+	// Put the runs table back as schema version 3 had it.
+	downgradeRuns(t, path, 3, `(run_id TEXT PRIMARY KEY, trace TEXT NOT NULL, status TEXT NOT NULL,
+		  started BLOB NOT NULL, ended BLOB, ended_at TEXT)`,
+		`(run_id, trace, status, started) SELECT run_id, trace, status, x'00'`)
 
 	migrated := openDB(t, path)
 	after, err := migrated.Runs(ctx, "")
@@ -127,23 +116,11 @@ func TestMigrateRunsOneTree(t *testing.T) {
 		t.Fatalf("runs before the migration: %d all, %d in the trace, %d recent", len(before.all), len(before.trace), len(before.recent))
 	}
 
-	// Put the runs table back as schema version 4 had it.
-	raw := rawDB(t, path)
-	for _, q := range []string{
-		`CREATE TABLE runs_v4 (run_id TEXT PRIMARY KEY, trace TEXT NOT NULL, status TEXT NOT NULL,
-		  started_idx INTEGER NOT NULL, ended_idx INTEGER)`,
-		`INSERT INTO runs_v4 SELECT run_id, trace, status, started_idx, ended_idx FROM runs ORDER BY started_idx`,
-		`DROP TABLE runs`,
-		`ALTER TABLE runs_v4 RENAME TO runs`,
-		`CREATE INDEX runs_trace ON runs (trace)`,
-		`PRAGMA user_version = 4`,
-	} {
-		if _, err := raw.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
 	db.Close()
+	// Put the runs table back as schema version 4 had it.
+	downgradeRuns(t, path, 4, `(run_id TEXT PRIMARY KEY, trace TEXT NOT NULL, status TEXT NOT NULL,
+		  started_idx INTEGER NOT NULL, ended_idx INTEGER)`,
+		`SELECT run_id, trace, status, started_idx, ended_idx`)
 
 	migrated := openDB(t, path)
 	if after := ask(migrated); !reflect.DeepEqual(after, before) {
@@ -152,5 +129,27 @@ func TestMigrateRunsOneTree(t *testing.T) {
 	var indexes int
 	if err := rawDB(t, path).QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE tbl_name = 'runs' AND type = 'index'`).Scan(&indexes); err != nil || indexes != 0 {
 		t.Fatalf("indexes of runs after the migration: %d, %v", indexes, err)
+	}
+}
+
+// downgradeRuns replaces the runs table of the store at path with the one
+// an older schema version had: columns is its definition, fill the
+// INSERT's column list and SELECT from the current runs, in start order. A
+// runs_trace index is made, as every older version had one.
+func downgradeRuns(t *testing.T, path string, version int, columns, fill string) {
+	t.Helper()
+	raw := rawDB(t, path)
+	defer raw.Close()
+	for _, q := range []string{
+		`CREATE TABLE runs_old ` + columns,
+		`INSERT INTO runs_old ` + fill + ` FROM runs ORDER BY started_idx`,
+		`DROP TABLE runs`,
+		`ALTER TABLE runs_old RENAME TO runs`,
+		`CREATE INDEX runs_trace ON runs (trace)`,
+		fmt.Sprintf(`PRAGMA user_version = %d`, version),
+	} {
+		if _, err := raw.ExecContext(t.Context(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }
