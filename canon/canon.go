@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -23,15 +22,9 @@ func Transform(raw []byte) ([]byte, error) {
 
 // Marshal returns the canonical JSON encoding of v: encoding/json's encoding
 // (struct tags apply), then RFC 8785 key ordering, number and string forms.
+// See [AppendMarshal].
 func Marshal(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		return Transform(raw)
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("canon: %w", err)
-	}
-	return Transform(raw)
+	return AppendMarshal(nil, v)
 }
 
 // Check reports whether raw is already canonical: nil if so, ErrNotCanonical

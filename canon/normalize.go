@@ -2,7 +2,6 @@ package canon
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 )
 
@@ -29,8 +28,8 @@ func HashWithout(v any, keys ...string) (Digest, error) {
 	raw, ok := v.(json.RawMessage)
 	if !ok || len(raw) == 0 {
 		var err error
-		if raw, err = json.Marshal(v); err != nil {
-			return Digest{}, fmt.Errorf("canon: %w", err)
+		if raw, err = AppendMarshal(nil, v); err != nil {
+			return Digest{}, err
 		}
 	}
 	out, err := appendTransform(make([]byte, 0, len(raw)), raw, func(name string) bool { return slices.Contains(keys, name) })

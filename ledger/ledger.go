@@ -511,19 +511,16 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 }
 
 // encodeBody returns the body as canonical JSON (a JSON object), written in
-// one pass from its JSON encoding.
+// one pass from v (see [canon.AppendMarshal]).
 func encodeBody(v any) (json.RawMessage, error) {
 	if v == nil {
 		return json.RawMessage("{}"), nil
 	}
-	raw, ok := v.(json.RawMessage)
-	if !ok {
-		var err error
-		if raw, err = json.Marshal(v); err != nil {
-			return nil, err
-		}
+	size := 512
+	if raw, ok := v.(json.RawMessage); ok {
+		size = len(raw)
 	}
-	body, err := canon.AppendTransform(make([]byte, 0, len(raw)), raw)
+	body, err := canon.AppendMarshal(make([]byte, 0, size), v)
 	if err != nil {
 		return nil, err
 	}
