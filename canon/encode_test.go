@@ -191,7 +191,9 @@ func TestAppendMarshalMatchesReferenceOnTrees(t *testing.T) {
 // Struct fields, zero or not, with and without omitempty and omitzero.
 func TestAppendMarshalMatchesReferenceOnStructs(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		str := func(name string) string { return rapid.SampledFrom([]string{"", "a", "é\n\x00", "\xff"}).Draw(t, name) }
+		str := func(name string) string {
+			return rapid.SampledFrom([]string{"", "a", "é\n\x00", "\xff"}).Draw(t, name)
+		}
 		v := tagged{
 			Zeta: str("zeta"), Alpha: rapid.IntRange(-2, 2).Draw(t, "alpha"), Unicode: str("unicode"),
 			NoTag: rapid.Bool().Draw(t, "notag"), Float: rapid.Float64().Draw(t, "float"),
