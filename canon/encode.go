@@ -135,9 +135,9 @@ func newEncoder(t reflect.Type) encoder {
 		if t.Elem().Kind() == reflect.Uint8 && !reflect.PointerTo(t.Elem()).Implements(marshalerType) && !reflect.PointerTo(t.Elem()).Implements(textMarshalerType) {
 			return encodeBytes
 		}
-		return sliceEncoder(t)
+		return listEncoder(t)
 	case reflect.Array:
-		return arrayEncoder(t)
+		return listEncoder(t)
 	}
 	return nil // float32, complex, chan, func, unsafe pointers: encoding/json decides
 }
@@ -262,44 +262,38 @@ func encodeInterface(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 	return enc(dst, e, depth)
 }
 
+// nested wraps enc, the encoder of a pointer's, slice's, array's or map's
+// contents: a nil value (when nilable) is null, and a value nested deeper
+// than maxEncodeDepth goes through encoding/json.
+func nested(enc encoder, nilable bool) encoder {
+	return func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
+		if nilable && v.IsNil() {
+			return append(dst, "null"...), nil
+		}
+		if depth++; depth > maxEncodeDepth {
+			return dst, errFallback // encoding/json tells a cycle from deep nesting
+		}
+		return enc(dst, v, depth)
+	}
+}
+
 func pointerEncoder(t reflect.Type) encoder {
 	elem := encoderFor(t.Elem())
 	if elem == nil {
 		return nil
 	}
-	return func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
-		if v.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		if depth++; depth > maxEncodeDepth {
-			return dst, errFallback // encoding/json tells a cycle from deep nesting
-		}
+	return nested(func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		return elem(dst, v.Elem(), depth)
-	}
+	}, true)
 }
 
-func sliceEncoder(t reflect.Type) encoder {
-	elems := arrayEncoder(t)
-	if elems == nil {
-		return nil
-	}
-	return func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
-		if v.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		return elems(dst, v, depth)
-	}
-}
-
-func arrayEncoder(t reflect.Type) encoder {
+// listEncoder encodes a slice (nil is null) or an array as a JSON array.
+func listEncoder(t reflect.Type) encoder {
 	elem := encoderFor(t.Elem())
 	if elem == nil {
 		return nil
 	}
-	return func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
-		if depth++; depth > maxEncodeDepth {
-			return dst, errFallback // encoding/json tells a cycle from deep nesting
-		}
+	return nested(func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		dst = append(dst, '[')
 		var err error
 		for i := range v.Len() {
@@ -311,7 +305,7 @@ func arrayEncoder(t reflect.Type) encoder {
 			}
 		}
 		return append(dst, ']'), nil
-	}
+	}, t.Kind() == reflect.Slice)
 }
 
 func mapEncoder(t reflect.Type) encoder {
@@ -322,13 +316,7 @@ func mapEncoder(t reflect.Type) encoder {
 	if elem == nil {
 		return nil
 	}
-	return func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
-		if v.IsNil() {
-			return append(dst, "null"...), nil
-		}
-		if depth++; depth > maxEncodeDepth {
-			return dst, errFallback // encoding/json tells a cycle from deep nesting
-		}
+	return nested(func(dst []byte, v reflect.Value, depth int) ([]byte, error) {
 		members := make([]mapEntry, 0, v.Len())
 		it := v.MapRange()
 		for it.Next() {
@@ -348,7 +336,7 @@ func mapEncoder(t reflect.Type) encoder {
 			}
 		}
 		return append(dst, '}'), nil
-	}
+	}, true)
 }
 
 // mapEntry is one entry of a map being encoded.
