@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -73,29 +72,20 @@ const requestIDHeader = "Request-Id"
 // New returns the model of cfg. It fails with INVALID_INPUT when the model
 // name is missing or the base URL is not an http(s) URL.
 func New(cfg Config) (*Model, error) {
-	const op = "anthropic.new"
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "no model name given")
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "base URL must be an http or https URL such as https://api.anthropic.com")
+	ep, err := call.Check("anthropic.new", call.Endpoint{
+		Provider: provider, Model: cfg.Model, BaseURL: cfg.BaseURL,
+		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
+		Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
+	}, DefaultBaseURL, "https://api.anthropic.com")
+	if err != nil {
+		return nil, err
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	ep := call.New(call.Endpoint{
-		Provider: provider, Model: cfg.Model, BaseURL: base,
-		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
-		Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
-	})
 	opts := []option.RequestOption{
-		option.WithBaseURL(base),
+		option.WithBaseURL(ep.BaseURL),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
 	}

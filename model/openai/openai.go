@@ -71,36 +71,29 @@ const provider = model.ProviderOpenAI
 // New returns the model of cfg. It fails with INVALID_INPUT when the model
 // name is missing or the base URL is not an http(s) URL.
 func New(cfg Config) (*Model, error) {
-	const op = "openai.new"
-	if strings.TrimSpace(cfg.Model) == "" {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "no model name given")
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "base URL must be an http or https URL such as http://127.0.0.1:8080/v1")
+	ep, err := call.Check("openai.new", call.Endpoint{
+		Provider: provider, Model: cfg.Model, BaseURL: cfg.BaseURL,
+		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
+		Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
+	}, DefaultBaseURL, "http://127.0.0.1:8080/v1")
+	if err != nil {
+		return nil, err
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
 	opts := []option.RequestOption{
-		option.WithBaseURL(base),
+		option.WithBaseURL(ep.BaseURL),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(string(cfg.APIKey)))
 	}
+	u, _ := url.Parse(ep.BaseURL) // checked
 	return &Model{
-		ep: call.New(call.Endpoint{
-			Provider: provider, Model: cfg.Model, BaseURL: base,
-			KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
-			Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
-		}),
+		ep:              ep,
 		chat:            sdk.NewChatCompletionService(opts...),
 		embed:           sdk.NewEmbeddingService(opts...),
 		legacyMaxTokens: u.Host != "api.openai.com",

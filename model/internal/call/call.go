@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,23 @@ type Endpoint struct {
 	Retry           model.Retry
 	Timeout         time.Duration // negative: no deadline of its own
 	Logger          *slog.Logger
+}
+
+// Check checks the settings every adapter requires, a model name and an
+// http or https base URL with a host, and returns e with its defaults set:
+// BaseURL defaultBase when empty. example is a base URL the error shows.
+func Check(op string, e Endpoint, defaultBase, example string) (*Endpoint, error) {
+	if strings.TrimSpace(e.Model) == "" {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "no model name given")
+	}
+	if e.BaseURL == "" {
+		e.BaseURL = defaultBase
+	}
+	u, err := url.Parse(e.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "base URL must be an http or https URL such as %s", example)
+	}
+	return New(e), nil
 }
 
 // New returns e with its defaults set.

@@ -146,3 +146,31 @@ func TestToolCallID(t *testing.T) {
 		t.Errorf("ToolCallID is not a stable call_ id of 24 hex digits per call: %q", a)
 	}
 }
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name, model, base string
+		want              string // the base URL kept, or "" for INVALID_INPUT
+	}{
+		{"default base", "m", "", "https://default.example/v1"},
+		{"own base", "m", "http://127.0.0.1:8080/v1", "http://127.0.0.1:8080/v1"},
+		{"no model", " ", "", ""},
+		{"no scheme", "m", "localhost:8080", ""},
+		{"other scheme", "m", "ftp://host/v1", ""},
+		{"no host", "m", "http:///v1", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := Check("test.new", Endpoint{Model: tc.model, BaseURL: tc.base}, "https://default.example/v1", "https://example")
+			if tc.want == "" {
+				if sanad.ErrorCode(err) != sanad.CodeInvalidInput {
+					t.Fatalf("got %v, want INVALID_INPUT", err)
+				}
+				return
+			}
+			if err != nil || e.BaseURL != tc.want || e.Timeout != model.DefaultTimeout || e.Logger == nil {
+				t.Fatalf("got %+v, %v; want base %s with defaults", e, err, tc.want)
+			}
+		})
+	}
+}
