@@ -264,16 +264,21 @@ func (d *Definition) cycle(index map[string]int) []string {
 	return nil
 }
 
+// Canonical returns the definition's canonical JSON: what a run records.
+func (d *Definition) Canonical() ([]byte, error) {
+	c, err := canon.Marshal(d)
+	if err != nil {
+		return nil, fmt.Errorf("workflow definition: %w", err)
+	}
+	return c, nil
+}
+
 // Digest is the hash of the definition's canonical JSON: what a run records
 // and a resume checks.
 func (d *Definition) Digest() (canon.Digest, error) {
-	b, err := json.Marshal(d)
+	c, err := d.Canonical()
 	if err != nil {
 		return canon.Digest{}, err
-	}
-	c, err := canon.Transform(b)
-	if err != nil {
-		return canon.Digest{}, fmt.Errorf("workflow definition: %w", err)
 	}
 	return canon.Sum(c), nil
 }

@@ -176,10 +176,7 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 	}
 	// The definition is recorded in canonical form, and its digest is that
 	// form's hash (what Definition.Digest computes).
-	defJSON, err := json.Marshal(d)
-	if err == nil {
-		defJSON, err = canon.Transform(defJSON)
-	}
+	defJSON, err := d.Canonical()
 	if err != nil {
 		return Result{}, sanad.Wrap(err, sanad.CodeInvalidInput, op, "definition")
 	}
