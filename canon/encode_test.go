@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,6 +171,44 @@ func TestAppendMarshalDepth(t *testing.T) {
 		deep = &list{V: i, Next: deep}
 	}
 	sameAsReference(t, deep)
+}
+
+// tree is a recursive type no other test encodes, so that its encoder is
+// built while the goroutines below race to use it.
+type tree struct {
+	Name     string           `json:"name"`
+	Children []tree           `json:"children,omitempty"`
+	Links    map[string]*tree `json:"links,omitempty"`
+}
+
+// Goroutines that use a type's encoder while it is first built all get the
+// right bytes (run with -race to check the hand-over).
+func TestAppendMarshalConcurrentFirstUse(t *testing.T) {
+	v := tree{Name: "root", Children: []tree{{Name: "a"}, {Name: "b", Links: map[string]*tree{"up": {Name: "root"}}}}}
+	want, err := reference(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := canon.AppendMarshal(nil, v)
+			if err != nil || !bytes.Equal(got, want) {
+				errs <- fmt.Errorf("got %s (%v), want %s", got, err, want)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if !canon.OnePass(v) {
+		t.Error("a recursive type is encoded through encoding/json")
+	}
 }
 
 func TestAppendMarshalMatchesReferenceOnTrees(t *testing.T) {
