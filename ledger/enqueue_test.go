@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -157,5 +158,43 @@ func TestEnqueueUnwaitedCommits(t *testing.T) {
 	}
 	if _, err := l.Enqueue(ctx, draft("u3")); sanad.ErrorCode(err) != sanad.CodeUnavailable {
 		t.Fatalf("Enqueue after Close: got %v, want UNAVAILABLE", err)
+	}
+}
+
+// TestSignersSignAhead: appends nobody waits for yet are signed by the
+// signers before any commit takes them, both while a signer is still
+// polling the queue and once every signer has parked.
+func TestSignersSignAhead(t *testing.T) {
+	ctx := context.Background()
+	h := ledgertest.Home(t)
+	l, err := ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: h.Types, Origin: "sanad.log/sign-ahead"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var ps []*ledger.Pending
+	for i, pause := range []time.Duration{0, 0, 50 * time.Millisecond, 0, 50 * time.Millisecond} {
+		time.Sleep(pause) // longer than a signer polls: all of them park
+		trace := fmt.Sprintf("ahead-%d", i)
+		// Held: the background committer is not woken, so only a signer
+		// can sign it before the Wait below.
+		p, err := l.Hold(ctx, ledger.Draft{Trace: trace, Type: bundle.TypeExportAuthorized, Scope: ledgertest.Scope, Body: map[string]any{"trace": trace}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ledger.Signed(p):
+		case <-time.After(10 * time.Second):
+			t.Fatalf("append %d (after a pause of %v) was not signed ahead of its commit within 10s", i, pause)
+		}
+		ps = append(ps, p)
+	}
+	for _, p := range ps {
+		if err := p.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if size, _ := h.DB.TreeSize(ctx); size != uint64(len(ps)) {
+		t.Fatalf("tree size %d, want %d", size, len(ps))
 	}
 }

@@ -113,6 +113,8 @@ type Ledger struct {
 	kick     chan struct{} // capacity 1: wakes the background committer
 	signq    chan *Pending // appends to sign, in queue order
 	signers  sync.WaitGroup
+	spinning atomic.Bool   // a signer is polling signq (see nextToSign)
+	signWake chan struct{} // wakes a parked signer
 	done     chan struct{}
 	batch    []*Pending // the committer's scratch, guarded by commitMu
 	events   []*Event   // likewise
@@ -163,16 +165,17 @@ func Open(cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	l := &Ledger{
-		cfg:     cfg,
-		runtime: rt,
-		log:     lg,
-		prover:  tlog.Prover{Nodes: cfg.Store},
-		traces:  make(map[string]*traceHead),
-		slots:   make(chan struct{}, cfg.QueueSize),
-		turn:    make(chan struct{}, 1),
-		kick:    make(chan struct{}, 1),
-		signq:   make(chan *Pending, cfg.QueueSize),
-		done:    make(chan struct{}),
+		cfg:      cfg,
+		runtime:  rt,
+		log:      lg,
+		prover:   tlog.Prover{Nodes: cfg.Store},
+		traces:   make(map[string]*traceHead),
+		slots:    make(chan struct{}, cfg.QueueSize),
+		turn:     make(chan struct{}, 1),
+		kick:     make(chan struct{}, 1),
+		signq:    make(chan *Pending, cfg.QueueSize),
+		signWake: make(chan struct{}, 1),
+		done:     make(chan struct{}),
 	}
 	for range max(runtime.GOMAXPROCS(0), 1) {
 		l.signers.Add(1)
@@ -572,6 +575,12 @@ func (l *Ledger) queueUp(ctx context.Context, p *Pending, kick bool) error {
 	// the committer does.
 	select {
 	case l.signq <- p:
+		if !l.spinning.Load() {
+			select {
+			case l.signWake <- struct{}{}:
+			default:
+			}
+		}
 	default:
 	}
 	if kick {
@@ -613,12 +622,63 @@ func signClaimed(ps []*Pending) {
 // maxSignBatch bounds how many queued appends a signer claims at once.
 const maxSignBatch = 64
 
+// signerSpin is how long an idle signer keeps polling the queue before it
+// parks. Waking a parked thread takes 70–95 µs on a small virtual machine,
+// longer than it takes to seal the next step of a workflow; a signer that
+// parked between two steps would sign them late, on the committer's path.
+const signerSpin = 200 * time.Microsecond
+
+// nextToSign returns the next queued append, and false once the queue is
+// closed. With none queued, one signer at a time polls for up to
+// signerSpin, yielding its core to any other goroutine between polls; the
+// others, and the poller once it gives up, park until queueUp wakes one.
+// They do not park on signq itself: a send to a channel hands its value to
+// a receiver blocked on it, which would take the append from the poller and
+// sign it only once its thread is awake.
+func (l *Ledger) nextToSign() (*Pending, bool) {
+	for {
+		if p, ok, got := l.pollSign(); got {
+			return p, ok
+		}
+		if l.spinning.CompareAndSwap(false, true) {
+			for deadline := time.Now().Add(signerSpin); time.Now().Before(deadline); {
+				runtime.Gosched()
+				if p, ok, got := l.pollSign(); got {
+					l.spinning.Store(false)
+					return p, ok
+				}
+			}
+			l.spinning.Store(false)
+			// An append queued while this signer gave up woke no one.
+			if p, ok, got := l.pollSign(); got {
+				return p, ok
+			}
+		}
+		<-l.signWake
+	}
+}
+
+// pollSign takes the next queued append if there is one (got), or learns
+// that the queue is closed (got, !ok).
+func (l *Ledger) pollSign() (p *Pending, ok, got bool) {
+	select {
+	case p, ok = <-l.signq:
+		return p, ok, true
+	default:
+		return nil, false, false
+	}
+}
+
 // signLoop signs queued appends ahead of their commit, taking whatever is
 // queued together, until the ledger stops.
 func (l *Ledger) signLoop() {
 	defer l.signers.Done()
 	var claimed []*Pending
-	for p := range l.signq {
+	for {
+		p, ok := l.nextToSign()
+		if !ok {
+			return
+		}
 		claimed = claimed[:0]
 		if p.claim() {
 			claimed = append(claimed, p)
@@ -724,6 +784,7 @@ func (l *Ledger) commitLoop() {
 	// Closed: nothing can be queued any more; commit what is.
 	l.drain()
 	close(l.signq)
+	close(l.signWake)
 	l.signers.Wait()
 }
 
