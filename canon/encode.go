@@ -371,7 +371,7 @@ func structEncoder(t reflect.Type) encoder {
 		if tag == "-" {
 			continue
 		}
-		name, opts, _ := cutComma(tag)
+		name, opts, _ := strings.Cut(tag, ",")
 		if name == "" {
 			name = sf.Name
 		} else if !plainName(name) {
@@ -380,7 +380,7 @@ func structEncoder(t reflect.Type) encoder {
 		f := field{index: i}
 		for opts != "" {
 			var opt string
-			opt, opts, _ = cutComma(opts)
+			opt, opts, _ = strings.Cut(opts, ",")
 			switch opt {
 			case "omitempty":
 				f.omitEmpty = true
@@ -424,15 +424,6 @@ func structEncoder(t reflect.Type) encoder {
 		}
 		return append(dst, '}'), nil
 	}
-}
-
-func cutComma(s string) (before, after string, found bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ',' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 // plainName is encoding/json's test of a tag name it takes as given (others
@@ -486,40 +477,10 @@ func zeroTest(t reflect.Type) func(reflect.Value) bool {
 	return reflect.Value.IsZero
 }
 
-// validNumber reports whether s is a JSON number literal (RFC 8259 §6).
+// validNumber reports whether s, not empty, is a JSON number literal (the
+// parser's grammar).
 func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case digits() == 0:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
+	p := parser{data: []byte(s)}
+	_, err := p.number()
+	return err == nil && p.i == len(s)
 }
