@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -44,8 +45,13 @@ type Event struct {
 	Hash   canon.Digest        `json:"hash"`
 	Sig    []byte              `json:"sig"`
 
-	raw  []byte // canonical bytes of the sealed event, hash and sig included
-	tree any    // the body parsed, when prepare or Decode made the event (saves a parse)
+	raw []byte // canonical bytes of the sealed event, hash and sig included
+	// sealing is raw while the event waits for its signature: the hash
+	// preimage laid out with the hash in place and room for the signature
+	// at sigAt (see seal).
+	sealing []byte
+	sigAt   int
+	tree    any // the body parsed, when prepare or Decode made the event (saves a parse)
 }
 
 // BodyField returns the top-level field key of the body, as canon.Parse
@@ -118,16 +124,61 @@ func (e *Event) computeHash(buf []byte) (canon.Digest, []byte) {
 	return canon.Sum(buf), buf
 }
 
+// The fields a sealed event has and its hash preimage lacks: the hash,
+// right after the body, and the signature, right after seq.
+const (
+	hashFieldLen = len(`,"hash":"sha256:`) + 2*len(canon.Digest{}) + len(`"`)
+	sigFieldLen  = len(`,"sig":"`) + sigTextLen + len(`"`)
+	sigTextLen   = 88 // base64 of a 64-byte ed25519 signature
+)
+
+// seal computes e's hash from its canonical JSON without hash and sig, and
+// lays out its sealed encoding from that preimage: the hash in place and
+// room for the signature, which setSig fills in. The event is encoded once.
+// buf is scratch space for the preimage, returned for reuse.
+func (e *Event) seal(buf []byte) []byte {
+	var at fieldOffsets
+	buf = e.appendEvent(buf[:0], false, &at)
+	e.Hash = canon.Sum(buf)
+	raw := make([]byte, 0, len(buf)+hashFieldLen+sigFieldLen)
+	raw = append(raw, buf[:at.hash]...)
+	raw = append(raw, `,"hash":"`...)
+	raw = e.Hash.AppendText(raw)
+	raw = append(raw, '"')
+	raw = append(raw, buf[at.hash:at.sig]...)
+	raw = append(raw, `,"sig":"`...)
+	e.sigAt = len(raw)
+	raw = append(raw[:len(raw)+sigTextLen], '"')
+	e.sealing = append(raw, buf[at.sig:]...)
+	return buf
+}
+
+// setSig records e's signature and completes its sealed encoding.
+func (e *Event) setSig(sig []byte) {
+	e.Sig = sig
+	if len(sig) == ed25519.SignatureSize && e.sealing != nil {
+		base64.StdEncoding.Encode(e.sealing[e.sigAt:e.sigAt+sigTextLen], sig)
+		e.raw = e.sealing
+	} else {
+		e.raw = e.appendCanonical(nil, true)
+	}
+	e.sealing = nil
+}
+
+// fieldOffsets are where, in a hash preimage, the hash and sig fields of
+// the sealed encoding go.
+type fieldOffsets struct{ hash, sig int }
+
 // appendCanonical writes the RFC 8785 form of e. Keys appear in the sorted
 // order JCS requires; the body is already canonical. With sealed false the
 // hash and sig fields are left out (the hash preimage).
-// encodedSize is an upper bound, for typical ids, of the sealed event's
-// canonical size: the buffer it is written into is allocated once.
-func (e *Event) encodedSize() int {
-	return 768 + len(e.Body) + 384*len(e.Refs) + 2*(len(e.Trace)+len(e.Run)+len(e.Root)+len(e.Parent)+len(e.Actor.Agent)+len(e.Actor.Role))
+func (e *Event) appendCanonical(b []byte, sealed bool) []byte {
+	return e.appendEvent(b, sealed, nil)
 }
 
-func (e *Event) appendCanonical(b []byte, sealed bool) []byte {
+// appendEvent is appendCanonical; unsealed, it also records in at (if not
+// nil) where the hash and sig fields go.
+func (e *Event) appendEvent(b []byte, sealed bool, at *fieldOffsets) []byte {
 	b = append(b, `{"actor":{"agent":`...)
 	b = canon.AppendString(b, e.Actor.Agent)
 	b = append(b, `,"key":`...)
@@ -142,6 +193,8 @@ func (e *Event) appendCanonical(b []byte, sealed bool) []byte {
 		b = append(b, `,"hash":"`...)
 		b = e.Hash.AppendText(b)
 		b = append(b, '"')
+	} else if at != nil {
+		at.hash = len(b)
 	}
 	if e.Parent != "" {
 		b = append(b, `,"parent":`...)
@@ -176,6 +229,8 @@ func (e *Event) appendCanonical(b []byte, sealed bool) []byte {
 		b = append(b, `,"sig":"`...)
 		b = base64.StdEncoding.AppendEncode(b, e.Sig)
 		b = append(b, '"')
+	} else if at != nil {
+		at.sig = len(b)
 	}
 	b = append(b, `,"time":"`...)
 	b = e.Time.UTC().AppendFormat(b, time.RFC3339Nano)

@@ -410,7 +410,7 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 				return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", ev.Type, err)
 			}
 		}
-		ev.Hash, buf = ev.computeHash(buf)
+		buf = ev.seal(buf)
 		seq, prev = ev.Seq, ev.Hash
 	}
 	// The chain needs only the hashes: the signatures are made by the
@@ -611,8 +611,8 @@ func signClaimed(ps []*Pending) {
 	sigs := keyring.SignAll(keys, msgs)
 	for _, p := range ps {
 		for _, ev := range p.evs {
-			ev.Sig, sigs = sigs[0], sigs[1:]
-			ev.raw = ev.appendCanonical(make([]byte, 0, ev.encodedSize()), true)
+			ev.setSig(sigs[0])
+			sigs = sigs[1:]
 		}
 		p.keys = nil
 		close(p.signed)
