@@ -147,7 +147,7 @@ func Vocabulary() ledger.Vocabulary {
   "key":{"type":"string","minLength":1,"maxLength":256},"record_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"}}}`, mustJSON(Tables))
 	return ledger.Vocabulary{
 		Types: []ledger.TypeDef{{Name: TypeWrite, Schema: schema, Signer: ledger.SignedByRuntime, Doc: "a record written to a domain table under a lane"}},
-		Rules: []ledger.RuleFunc{func() ledger.Rule { return &kindRule{dbWriteRuns: map[string]bool{}} }},
+		Rules: []ledger.RuleFunc{func() ledger.Rule { return &kindRule{} }},
 	}
 }
 
@@ -167,6 +167,9 @@ func (r *kindRule) Check(e *ledger.Event) error {
 	switch e.Type {
 	case runs.TypeStarted:
 		if kind, _ := e.BodyPath("run", "kind"); kind == string(sanad.KindDBWrite) {
+			if r.dbWriteRuns == nil {
+				r.dbWriteRuns = make(map[string]bool)
+			}
 			r.dbWriteRuns[e.Run] = true
 		}
 	case TypeWrite:

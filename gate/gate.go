@@ -202,10 +202,11 @@ func Vocabulary() ledger.Vocabulary {
 			{Name: TypeCreated, Schema: created, Signer: ledger.SignedByRuntime, Doc: "a run waits for a person"},
 			{Name: TypeResolved, Schema: resolved, Signer: ledger.SignedByRuntime, Doc: "a person approved or rejected a gate"},
 		},
-		Rules: []ledger.RuleFunc{func() ledger.Rule { return &rule{open: map[string]string{}, done: map[string]bool{}} }},
+		Rules: []ledger.RuleFunc{func() ledger.Rule { return &rule{} }},
 	}
 }
 
+// rule's maps are made on a trace's first gate.
 type rule struct {
 	open map[string]string // gate id → run
 	done map[string]bool
@@ -224,6 +225,9 @@ func (r *rule) Check(e *ledger.Event) error {
 	if e.Type == TypeCreated {
 		if _, dup := r.open[id]; dup || r.done[id] {
 			return fmt.Errorf("gate %s created twice", id)
+		}
+		if r.open == nil {
+			r.open, r.done = make(map[string]string), make(map[string]bool)
 		}
 		r.open[id] = e.Run
 		return nil

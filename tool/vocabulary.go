@@ -195,7 +195,7 @@ func Vocabulary() ledger.Vocabulary {
 			{Name: TypeFailed, Schema: failedSchema, Signer: ledger.SignedByRuntime, Doc: "an attempt of a tool call failed, with its bounded error and whether it is retried"},
 			{Name: TypeRefused, Schema: refusedSchema, Signer: ledger.SignedByRuntime, Doc: "the gateway refused a tool call before it ran: code, stage, reason"},
 		},
-		Rules: []ledger.RuleFunc{func() ledger.Rule { return &ordering{calls: make(map[string]*callState)} }},
+		Rules: []ledger.RuleFunc{func() ledger.Rule { return &ordering{} }},
 	}
 }
 
@@ -225,7 +225,7 @@ type callState struct {
 //     at other stages come before a call is let through (its call id may be
 //     a reused one) and do not touch the call's state.
 type ordering struct {
-	calls map[string]*callState
+	calls map[string]*callState // made on a trace's first call
 }
 
 // ruleBody is what the rule reads of a tool.* body.
@@ -273,6 +273,9 @@ func (o *ordering) Check(e *ledger.Event) error {
 			return nil // a refusal of a request with no valid call id
 		}
 		return fmt.Errorf("%s names no call", e.Type)
+	}
+	if o.calls == nil {
+		o.calls = make(map[string]*callState)
 	}
 	st := o.calls[b.Key]
 	switch e.Type {

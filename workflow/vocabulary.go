@@ -195,8 +195,14 @@ type ordering struct {
 }
 
 func (o *ordering) Check(e *ledger.Event) error {
-	if o.steps == nil {
-		o.defined, o.steps, o.effects = make(map[string]bool), make(map[string]string), make(map[string]bool)
+	switch e.Type {
+	case TypeDefined, TypeStepCompleted, TypeStepFailed, TypeStepSkipped, TypeStepCompensated,
+		TypeEffectIntent, TypeEffectResult, TypeEffectRetried:
+		if o.steps == nil {
+			o.defined, o.steps, o.effects = make(map[string]bool), make(map[string]string), make(map[string]bool)
+		}
+	default:
+		return nil
 	}
 	switch e.Type {
 	case TypeDefined:
