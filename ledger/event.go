@@ -112,9 +112,14 @@ func (e *Event) Canonical() []byte { return e.raw }
 // SigningMessage returns the bytes an event signature covers: a fixed context
 // string followed by the 32 bytes of the event hash.
 func SigningMessage(hash canon.Digest) []byte {
-	msg := make([]byte, 0, len(sigContext)+len(hash))
-	msg = append(msg, sigContext...)
-	return append(msg, hash[:]...)
+	return appendSigningMessage(make([]byte, 0, signingMessageLen), hash)
+}
+
+const signingMessageLen = len(sigContext) + len(canon.Digest{})
+
+func appendSigningMessage(b []byte, hash canon.Digest) []byte {
+	b = append(b, sigContext...)
+	return append(b, hash[:]...)
 }
 
 // computeHash returns the SHA-256 of the canonical JSON of e without its hash

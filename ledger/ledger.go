@@ -600,12 +600,17 @@ func (p *Pending) claim() bool { return p.claimed.CompareAndSwap(false, true) }
 // signClaimed signs and encodes the events of appends the caller claimed,
 // all in one keyring.SignAll batch, and tells their waiters.
 func signClaimed(ps []*Pending) {
-	var keys []*keyring.Key
-	var msgs [][]byte
+	n := 0
+	for _, p := range ps {
+		n += len(p.evs)
+	}
+	keys, msgs := make([]*keyring.Key, 0, n), make([][]byte, 0, n)
+	buf := make([]byte, 0, n*signingMessageLen)
 	for _, p := range ps {
 		keys = append(keys, p.keys...)
 		for _, ev := range p.evs {
-			msgs = append(msgs, SigningMessage(ev.Hash))
+			buf = appendSigningMessage(buf, ev.Hash)
+			msgs = append(msgs, buf[len(buf)-signingMessageLen:])
 		}
 	}
 	sigs := keyring.SignAll(keys, msgs)
