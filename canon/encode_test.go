@@ -342,3 +342,52 @@ func BenchmarkAppendMarshal(b *testing.B) {
 		}
 	})
 }
+
+// TestRequestHashOfValueMatchesTransform: hashing a Go value, which skips
+// the member-dropping transform when no volatile name appears in its
+// encoding, gives the hash of its JSON text run through the transform,
+// for trees whose names and string values may be volatile names.
+func TestRequestHashOfValueMatchesTransform(t *testing.T) {
+	names := append([]string{"a", "time\"", "x:"}, canon.VolatileFields...)
+	var tree func(t *rapid.T, depth int) any
+	tree = func(t *rapid.T, depth int) any {
+		switch rapid.IntRange(0, 3).Draw(t, "kind") {
+		case 0:
+			return rapid.SampledFrom([]string{"v", `"time":`, `{"run_id":1}`}).Draw(t, "string")
+		case 1:
+			return rapid.Int64().Draw(t, "int")
+		case 2:
+			if depth < 3 {
+				n := rapid.IntRange(0, 3).Draw(t, "len")
+				a := make([]any, n)
+				for i := range a {
+					a[i] = tree(t, depth+1)
+				}
+				return a
+			}
+			return nil
+		default:
+			m := map[string]any{}
+			if depth < 3 {
+				for range rapid.IntRange(0, 4).Draw(t, "members") {
+					m[rapid.SampledFrom(names).Draw(t, "name")] = tree(t, depth+1)
+				}
+			}
+			return m
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		v := tree(t, 0)
+		text, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := canon.RequestHash(json.RawMessage(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := canon.RequestHash(v); err != nil || got != want {
+			t.Fatalf("RequestHash(%s) = %s, %v; via the transform %s", text, got, err, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package canon
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 )
@@ -31,10 +32,27 @@ func HashWithout(v any, keys ...string) (Digest, error) {
 		if raw, err = AppendMarshal(nil, v); err != nil {
 			return Digest{}, err
 		}
+		if !mentionsMember(raw, keys) {
+			return Sum(raw), nil // canonical already, and nothing to drop
+		}
 	}
 	out, err := appendTransform(make([]byte, 0, len(raw)), raw, func(name string) bool { return slices.Contains(keys, name) })
 	if err != nil {
 		return Digest{}, err
 	}
 	return Sum(out), nil
+}
+
+// mentionsMember reports whether canonical JSON might have a member named
+// one of keys: a member name is written as its string literal followed by
+// a colon, so bytes without any such sequence have none (a string value
+// containing one only costs the full transform).
+func mentionsMember(canonical []byte, keys []string) bool {
+	var lit [64]byte
+	for _, k := range keys {
+		if bytes.Contains(canonical, append(AppendString(lit[:0], k), ':')) {
+			return true
+		}
+	}
+	return false
 }
