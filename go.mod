@@ -3,6 +3,7 @@ module github.com/sanadhq/sanad
 go 1.26.0
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/goccy/go-yaml v1.19.2
 	github.com/gowebpki/jcs v1.0.2

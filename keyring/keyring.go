@@ -61,9 +61,7 @@ type Key struct {
 
 // Sign signs msg with the private key.
 func (k *Key) Sign(msg []byte) []byte {
-	sig := make([]byte, ed25519.SignatureSize)
-	sign(sig, k.expand(), msg)
-	return sig
+	return SignAll([]*Key{k}, [][]byte{msg})[0]
 }
 
 // PublicKey describes a key for verifiers, as bundles and `sanad ledger key`
