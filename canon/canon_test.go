@@ -104,18 +104,33 @@ func TestAppendStringMatchesReference(t *testing.T) {
 			}
 			s = string(b)
 		}
-		js, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := jcs.Transform(js)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := canon.AppendString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("AppendString(%q) = %q, reference %q", s, got, want)
-		}
+		checkAppendString(t, s)
 	})
+}
+
+// FuzzAppendStringMatchesReference is TestAppendStringMatchesReference
+// driven by the fuzzer.
+func FuzzAppendStringMatchesReference(f *testing.F) {
+	for _, s := range []string{"", "plain-ascii-id-0123", "q\"uote", "back\\slash", "ctl\x01\x1f\x7f", "é\u2028\xff\xfe", "01234567\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkAppendString(t, s) })
+}
+
+// checkAppendString fails t unless AppendString(nil, s) is the reference
+// encoding of s.
+func checkAppendString(t interface{ Fatalf(string, ...any) }, s string) {
+	js, err := json.Marshal(s)
+	if err != nil {
+		t.Fatalf("json.Marshal(%q): %v", s, err)
+	}
+	want, err := jcs.Transform(js)
+	if err != nil {
+		t.Fatalf("jcs.Transform(%s): %v", js, err)
+	}
+	if got := canon.AppendString(nil, s); !bytes.Equal(got, want) {
+		t.Fatalf("AppendString(%q) = %q, reference %q", s, got, want)
+	}
 }
 
 func TestRequestHashIgnoresVolatileFields(t *testing.T) {
