@@ -16,7 +16,8 @@ import (
 // of Z costs about as much as a third of a signature. A batch shares one
 // inversion (Montgomery's trick: invert the product of all Zs, and recover
 // each inverse with three multiplications), which takes the cost of
-// encoding from ~3.2 µs a point to ~0.5 µs in batches of 16. curve25519-voi
+// encoding from ~3.2 µs a point to ~0.5 µs in batches of 16
+// (BenchmarkCompressAll). curve25519-voi
 // does not expose a point's coordinates; on the platforms where its points
 // hold them as five 51-bit limbs (see limbs), they are read in place and
 // the arithmetic is done with filippo.io/edwards25519/field, in constant

@@ -2,6 +2,7 @@ package keyring
 
 import (
 	"crypto/rand"
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -49,4 +50,36 @@ func TestBatchEncodingInUse(t *testing.T) {
 	if !batchEncodes() {
 		t.Fatal("curve25519-voi's points are not read as edwardsLimbs: the batch encoding is off")
 	}
+}
+
+// BenchmarkCompressAll compares encoding nonce points one by one (voi) with
+// encoding them in batches sharing one inversion.
+func BenchmarkCompressAll(b *testing.B) {
+	for _, n := range []int{1, 4, 16, 64} {
+		points := make([]curve.EdwardsPoint, n)
+		for i := range points {
+			var r scalar.Scalar
+			var wide [64]byte
+			wide[0], wide[1] = byte(i), 7
+			if _, err := r.SetBytesModOrderWide(wide[:]); err != nil {
+				b.Fatal(err)
+			}
+			points[i].MulBasepoint(curve.ED25519_BASEPOINT_TABLE, &r)
+		}
+		out := make([]curve.CompressedEdwardsY, n)
+		b.Run(fmt.Sprint("batch/", n), func(b *testing.B) {
+			for b.Loop() {
+				compressAll(points, out)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/point")
+		})
+	}
+	b.Run("voi/1", func(b *testing.B) {
+		var p curve.EdwardsPoint
+		p.Set(curve.ED25519_BASEPOINT_POINT)
+		var c curve.CompressedEdwardsY
+		for b.Loop() {
+			c.SetEdwardsPoint(&p)
+		}
+	})
 }
