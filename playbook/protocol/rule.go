@@ -14,10 +14,21 @@ import (
 	"github.com/sanadhq/sanad/tool"
 )
 
-// rule is the session ordering rule of [Vocabulary], over one trace.
-type rule struct{ t tracker }
+// rule is the session ordering rule of [Vocabulary], over one trace. Its
+// tracker is made on the trace's first protocol event: until then there is
+// nothing to check, and a trace that holds no session (most do not) keeps
+// no session state while its head is cached.
+type rule struct{ t *tracker }
 
-func (r *rule) Check(e *ledger.Event) error { return r.t.apply(e) }
+func (r *rule) Check(e *ledger.Event) error {
+	if r.t == nil {
+		if !strings.HasPrefix(e.Type, typePrefix) {
+			return nil
+		}
+		r.t = &tracker{}
+	}
+	return r.t.apply(e)
+}
 
 // Finish accepts a session that has not ended: a trace is verified while it
 // is written, and a crashed session is resumed later.
