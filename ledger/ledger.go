@@ -23,7 +23,6 @@ const (
 	DefaultQueueSize       = 8192
 	DefaultRuntimeIdentity = "sanad-runtime"
 	DefaultLogIdentity     = "sanad-log"
-	maxCachedTraces        = 1 << 16
 	maxConflictRetries     = 3
 )
 
@@ -94,8 +93,9 @@ type Ledger struct {
 	log     *keyring.Key
 	prover  tlog.Prover
 
-	tmu    sync.Mutex // guards traces
+	tmu    sync.Mutex // guards traces, idle and every head's refs and idle links
 	traces map[string]*traceHead
+	idle   idleHeads // heads no append holds, least recently used last
 
 	// Appends wait in queued, in the order they were sealed, until a
 	// committer takes them. The committer is whoever holds commitMu: a
@@ -120,20 +120,6 @@ type Ledger struct {
 	events   []*Event   // likewise
 
 	cpMu sync.Mutex // serializes checkpoint issuance
-}
-
-type traceHead struct {
-	mu   sync.Mutex // held by the one appender sealing events of this trace
-	refs int        // guarded by Ledger.tmu
-	// epoch counts failed commits of the trace; sealed is the epoch the
-	// head was loaded in. A head whose epoch moved on is read again.
-	epoch      atomic.Uint64
-	sealed     uint64
-	loaded     bool
-	everLoaded bool
-	seq        uint64
-	hash       canon.Digest
-	rules      []Rule // ordering rules, fed every event of the trace so far
 }
 
 // Open starts a ledger over cfg.Store. Close stops it.
@@ -394,7 +380,7 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 		if drafts[0].NewTrace && !h.everLoaded {
 			h.seq, h.hash, h.rules, h.loaded = 0, canon.Digest{}, l.cfg.Types.Rules(), true
 		} else if err := l.loadHead(ctx, trace, h); err != nil {
-			l.release(trace, h)
+			l.release(h)
 			return nil, err
 		}
 	}
@@ -406,7 +392,7 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 		for _, r := range h.rules {
 			if err := r.Check(ev); err != nil {
 				h.loaded = false // the rules may have half-applied: rebuild their state
-				l.release(trace, h)
+				l.release(h)
 				return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s refused: %v", ev.Type, err)
 			}
 		}
@@ -419,7 +405,7 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan struct{}), signed: make(chan struct{})}
 	if err := l.queueUp(ctx, p, kick); err != nil {
 		h.loaded = false
-		l.release(trace, h)
+		l.release(h)
 		return nil, err
 	}
 	// The head moves on before the commit: the next append of the trace
@@ -531,29 +517,6 @@ func encodeBody(v any) (json.RawMessage, error) {
 		return nil, errors.New("body must be a JSON object")
 	}
 	return body, nil
-}
-
-func (l *Ledger) acquire(trace string) *traceHead {
-	l.tmu.Lock()
-	h, ok := l.traces[trace]
-	if !ok {
-		h = &traceHead{}
-		l.traces[trace] = h
-	}
-	h.refs++
-	l.tmu.Unlock()
-	h.mu.Lock()
-	return h
-}
-
-func (l *Ledger) release(trace string, h *traceHead) {
-	h.mu.Unlock()
-	l.tmu.Lock()
-	h.refs--
-	if h.refs == 0 && len(l.traces) > maxCachedTraces {
-		delete(l.traces, trace)
-	}
-	l.tmu.Unlock()
 }
 
 // queueUp queues p for commit, waiting for room within ctx, has it signed
@@ -721,10 +684,7 @@ func (l *Ledger) settle(p *Pending, err error) {
 	close(p.done)
 	<-l.slots
 	l.tmu.Lock()
-	p.head.refs--
-	if p.head.refs == 0 && len(l.traces) > maxCachedTraces {
-		delete(l.traces, p.trace)
-	}
+	l.unref(p.head)
 	l.tmu.Unlock()
 }
 
