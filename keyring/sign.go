@@ -52,16 +52,16 @@ func SignAll(keys []*Key, msgs [][]byte) [][]byte {
 	rs := make([]scalar.Scalar, n)
 	points := make([]curve.EdwardsPoint, n)
 	encoded := make([]curve.CompressedEdwardsY, n)
-	d := sha512.New()
+	d, sum := sha512.New(), make([]byte, 0, sha512.Size)
 	for i, msg := range msgs {
-		nonce(d, &rs[i], &points[i], keys[i].expand(), msg)
+		nonce(d, sum, &rs[i], &points[i], keys[i].expand(), msg)
 	}
 	compressAll(points, encoded)
 	sigs := make([][]byte, n)
 	buf := make([]byte, n*ed25519.SignatureSize)
 	for i, msg := range msgs {
 		sig := buf[i*ed25519.SignatureSize : (i+1)*ed25519.SignatureSize : (i+1)*ed25519.SignatureSize]
-		finish(d, sig, keys[i].expand(), &rs[i], &encoded[i], msg)
+		finish(d, sum, sig, keys[i].expand(), &rs[i], &encoded[i], msg)
 		sigs[i] = sig
 	}
 	return sigs
@@ -69,30 +69,27 @@ func SignAll(keys []*Key, msgs [][]byte) [][]byte {
 
 // nonce computes the nonce r of the signature of msg by ek and the point
 // R = rB (RFC 8032 §5.1.6 steps 2 and 3, before R is encoded), hashing
-// with d.
-func nonce(d hash.Hash, r *scalar.Scalar, R *curve.EdwardsPoint, ek *expandedKey, msg []byte) {
-	var h [sha512.Size]byte
+// with d into sum's room.
+func nonce(d hash.Hash, sum []byte, r *scalar.Scalar, R *curve.EdwardsPoint, ek *expandedKey, msg []byte) {
 	d.Reset()
 	d.Write(ek.prefix[:])
 	d.Write(msg)
-	d.Sum(h[:0])
-	if _, err := r.SetBytesModOrderWide(h[:]); err != nil {
+	if _, err := r.SetBytesModOrderWide(d.Sum(sum[:0])); err != nil {
 		panic("keyring: reducing a 64-byte hash failed: " + err.Error())
 	}
 	R.MulBasepoint(curve.ED25519_BASEPOINT_TABLE, r)
 }
 
 // finish writes the signature of msg by ek, with nonce r and encoded nonce
-// point Rc, into sig (RFC 8032 §5.1.6 steps 4 to 6), hashing with d.
-func finish(d hash.Hash, sig []byte, ek *expandedKey, r *scalar.Scalar, Rc *curve.CompressedEdwardsY, msg []byte) {
-	var h [sha512.Size]byte
+// point Rc, into sig (RFC 8032 §5.1.6 steps 4 to 6), hashing with d into
+// sum's room.
+func finish(d hash.Hash, sum, sig []byte, ek *expandedKey, r *scalar.Scalar, Rc *curve.CompressedEdwardsY, msg []byte) {
 	d.Reset()
 	d.Write(Rc[:])
 	d.Write(ek.pub[:])
 	d.Write(msg)
-	d.Sum(h[:0])
 	var k, S scalar.Scalar
-	if _, err := k.SetBytesModOrderWide(h[:]); err != nil {
+	if _, err := k.SetBytesModOrderWide(d.Sum(sum[:0])); err != nil {
 		panic("keyring: reducing a 64-byte hash failed: " + err.Error())
 	}
 	S.Mul(&k, &ek.s)

@@ -385,7 +385,9 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 		}
 	}
 	h.everLoaded = true
-	buf := make([]byte, 0, 1024)
+	scratch := preimages.Get().(*[]byte)
+	defer preimages.Put(scratch)
+	buf := (*scratch)[:0]
 	seq, prev := h.seq, h.hash
 	for _, ev := range evs {
 		ev.Seq, ev.Prev, ev.Time = seq+1, prev, l.cfg.Now().UTC()
@@ -398,6 +400,9 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 		}
 		buf = ev.seal(buf)
 		seq, prev = ev.Seq, ev.Hash
+	}
+	if cap(buf) <= 64<<10 { // a huge event's buffer is not kept
+		*scratch = buf
 	}
 	// The chain needs only the hashes: the signatures are made by the
 	// signers while this goroutine goes on, or by the committer if it gets
@@ -415,6 +420,10 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 	h.mu.Unlock()
 	return p, nil
 }
+
+// preimages holds scratch buffers for the hash preimages enqueue seals
+// events from.
+var preimages = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // loadHead reads the trace's events to find its head and bring the ordering
 // rules up to date with it.
