@@ -19,16 +19,23 @@ import (
 // covered by the event's hash. Decode does not check the hash or the
 // signature; [Verify] does. The event keeps a copy of raw.
 func Decode(raw []byte) (*Event, error) {
-	e, err := decodeOwned(raw)
-	if err == nil {
-		e.raw = bytes.Clone(raw)
-	}
-	return e, err
+	return decodeOwned(bytes.Clone(raw))
 }
 
 // decodeOwned is Decode for a raw the event may keep: the caller gives it
-// up.
+// up. Events in their canonical form are read directly (decodeDirect);
+// anything else is decoded from a tree of the whole event (decodeTree),
+// which accepts the same events and says what is wrong with the others.
 func decodeOwned(raw []byte) (*Event, error) {
+	if e, ok := decodeDirect(raw); ok {
+		return e, nil
+	}
+	return decodeTree(raw)
+}
+
+// decodeTree decodes raw from a tree of the whole event, checking every
+// field and that raw is the event's canonical encoding.
+func decodeTree(raw []byte) (*Event, error) {
 	tree, err := canon.Parse(raw)
 	if err != nil {
 		return nil, &DecodeError{Reason: err.Error()}

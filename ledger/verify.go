@@ -135,7 +135,7 @@ func (c *Checker) checkUnsigned(ev *Event) (ed25519.PublicKey, error) {
 	if ev.tree != nil {
 		err = c.Types.validate(ev.Type, ev.tree)
 	} else {
-		err = c.Types.ValidateBody(ev.Type, ev.Body)
+		err = c.Types.validateCanonical(ev.Type, ev.Body) // Decode checked it is canonical
 	}
 	if err != nil {
 		return fail("%v", err)
