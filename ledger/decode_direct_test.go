@@ -85,3 +85,31 @@ func checkSameEvent(t *testing.T, raw []byte, direct *Event) {
 func replaceOnce(s, old, new string) string {
 	return string(bytes.Replace([]byte(s), []byte(old), []byte(new), 1))
 }
+
+// TestDecodePathsAgreeOnDeepBodies: around the nesting limit, the two
+// decoders accept and refuse the same bodies.
+func TestDecodePathsAgreeOnDeepBodies(t *testing.T) {
+	raw := sealedVariants(t)[1] // no refs
+	s := string(raw)
+	i := bytes.Index(raw, []byte(`"body":`)) + len(`"body":`)
+	end := bytes.Index(raw, []byte(`,"hash":`))
+	accepted, refused := 0, 0
+	for depth := 995; depth <= 1003; depth++ {
+		body := `{"a":` + string(bytes.Repeat([]byte("["), depth)) + string(bytes.Repeat([]byte("]"), depth)) + `}`
+		ev := s[:i] + body + s[end:]
+		_, ok := decodeDirect([]byte(ev))
+		_, err := decodeTree([]byte(ev))
+		if ok && err != nil {
+			t.Fatalf("nesting %d: decodeDirect accepted what decodeTree refuses: %v", depth, err)
+		}
+		if ok {
+			accepted++
+		}
+		if err != nil {
+			refused++
+		}
+	}
+	if accepted == 0 || refused == 0 {
+		t.Fatalf("%d nestings accepted and %d refused: the limit is not between 995 and 1003", accepted, refused)
+	}
+}
