@@ -17,13 +17,12 @@ import (
 // inversion (Montgomery's trick: invert the product of all Zs, and recover
 // each inverse with three multiplications), which takes the cost of
 // encoding from ~3.2 µs a point to ~0.5 µs in batches of 16
-// (BenchmarkCompressAll). curve25519-voi
-// does not expose a point's coordinates; on the platforms where its points
-// hold them as five 51-bit limbs (see limbs), they are read in place and
-// the arithmetic is done with filippo.io/edwards25519/field, in constant
-// time like the rest of signing. Elsewhere, or if the layout does not give
-// voi's own encodings (checked once, on known points), each point is
-// encoded by voi.
+// (BenchmarkCompressAll). curve25519-voi does not expose a point's
+// coordinates; on the platforms where its points hold them as five 51-bit
+// limbs (see limbs), they are read in place and the arithmetic is done with
+// filippo.io/edwards25519/field, in constant time like the rest of signing.
+// Elsewhere, or if the layout does not give voi's own encodings (checked
+// once, on known points), each point is encoded by voi.
 func compressAll(points []curve.EdwardsPoint, out []curve.CompressedEdwardsY) {
 	if len(points) < 2 || !batchEncodes() {
 		for i := range points {
@@ -38,8 +37,9 @@ func compressAll(points []curve.EdwardsPoint, out []curve.CompressedEdwardsY) {
 // able to read the points.
 func compressBatch(points []curve.EdwardsPoint, out []curve.CompressedEdwardsY) {
 	n := len(points)
-	xs, ys, zs := make([]field.Element, n), make([]field.Element, n), make([]field.Element, n)
-	prefix := make([]field.Element, n) // prefix[i] = zs[0]·…·zs[i]
+	all := make([]field.Element, 4*n)
+	xs, ys, zs := all[:n], all[n:2*n], all[2*n:3*n]
+	prefix := all[3*n:] // prefix[i] = zs[0]·…·zs[i]
 	for i := range points {
 		x, y, z := limbs(&points[i])
 		fromLimbs(&xs[i], x)
