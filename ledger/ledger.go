@@ -292,7 +292,6 @@ type Pending struct {
 	// commit of the trace ends the epoch and fails every later append
 	// chained in it.
 	epoch uint64
-	trace string
 	keys  []*keyring.Key // the signers' keys, one per event
 	// claimed is set by whoever signs the events (a signer or the
 	// committer); signed is closed once they are signed and encoded.
@@ -407,7 +406,7 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 	// The chain needs only the hashes: the signatures are made by the
 	// signers while this goroutine goes on, or by the committer if it gets
 	// there first.
-	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, trace: trace, done: make(chan struct{}), signed: make(chan struct{})}
+	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, done: make(chan struct{}), signed: make(chan struct{})}
 	if err := l.queueUp(ctx, p, kick); err != nil {
 		h.loaded = false
 		l.release(h)
@@ -704,7 +703,7 @@ func (l *Ledger) settleIfStale(p *Pending) bool {
 		return false
 	}
 	p.stale = true
-	l.settle(p, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", p.trace))
+	l.settle(p, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", p.head.trace))
 	return true
 }
 
