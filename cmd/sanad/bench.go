@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sanadhq/sanad/bench"
+	"github.com/sanadhq/sanad/internal/bench"
 )
 
 func (a *app) benchCommand() *cobra.Command {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sanadhq/sanad/bench"
-	"github.com/sanadhq/sanad/chaos"
+	"github.com/sanadhq/sanad/internal/bench"
+	"github.com/sanadhq/sanad/internal/chaos"
 )
 
 func (a *app) benchWorkflowCommand() *cobra.Command {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/sanadhq/sanad/chaos"
+	"github.com/sanadhq/sanad/internal/chaos"
 )
 
 // The test binary is its own child: with childEnv set it runs chaos.Child.
