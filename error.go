@@ -54,6 +54,9 @@ const (
 	CodeModelAuth      Code = "MODEL_AUTH"
 	CodeModelRateLimit Code = "MODEL_RATE_LIMIT"
 	CodeModelOutput    Code = "MODEL_OUTPUT_INVALID"
+	// CodeTurnLimit: an agent's model asked for tools in every turn it was
+	// allowed and never gave its answer.
+	CodeTurnLimit Code = "AGENT_TURN_LIMIT"
 )
 
 var retryable = map[Code]bool{
@@ -87,6 +90,7 @@ var retryable = map[Code]bool{
 	CodeModelAuth:           false,
 	CodeModelRateLimit:      true,
 	CodeModelOutput:         true,
+	CodeTurnLimit:           false,
 }
 
 // Codes returns every declared code, for documentation and exhaustive tests.

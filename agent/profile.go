@@ -50,6 +50,10 @@ type Profile struct {
 	// "fast", or "none" for an agent that calls no model).
 	ModelClass string `json:"model_class,omitempty"`
 	PromptID   string `json:"prompt_id,omitempty"`
+	// Prompt is the template the task is rendered with before it reaches
+	// the agent (text/template over [PromptData]; [DefaultPrompt] when
+	// empty). It is checked when the profile is loaded.
+	Prompt string `json:"prompt,omitempty"`
 	// PermittedTools are the tools the agent may ask the gateway for.
 	PermittedTools []string `json:"permitted_tools,omitempty"`
 	// CoreAbilities are injected into every prompt of the agent.
@@ -87,6 +91,9 @@ func (p Profile) Validate() error {
 	}
 	if i, id := overlap(p); i >= 0 {
 		return invalid(&LoadError{File: what, Reason: "abilities[" + strconv.Itoa(i) + "]: " + id + " is already a core ability; list it once, under core_abilities"})
+	}
+	if err := checkPrompt(p); err != nil {
+		return invalid(err)
 	}
 	return nil
 }
@@ -132,6 +139,13 @@ func ParseProfile(name string, data []byte) (Profile, error) {
 	if i, id := overlap(p); i >= 0 {
 		at := root.Get("abilities").Items()[i].Pos()
 		return Profile{}, invalid(schemafile.Errorf(name, at, "abilities[%d]: %s is already a core ability; list it once, under core_abilities", i, id))
+	}
+	if err := checkPrompt(p); err != nil {
+		var le *LoadError
+		if errors.As(err, &le) {
+			return Profile{}, invalid(schemafile.Errorf(name, root.Get("prompt").Pos(), "%s", le.Reason))
+		}
+		return Profile{}, invalid(err)
 	}
 	return p, nil
 }

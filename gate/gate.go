@@ -31,6 +31,7 @@ const (
 	KindBlockedIntent   Kind = "blocked_intent"   // a critic blocked a risky tool intent
 	KindAmbiguousEffect Kind = "ambiguous_effect" // an effect's outcome is unknown after a crash
 	KindPromotion       Kind = "promotion"        // a promotion ticket awaiting approval
+	KindToolApproval    Kind = "tool_approval"    // a tool call that policy says a person must approve
 )
 
 // Status is where a gate is.
@@ -190,7 +191,7 @@ func (s *Service) Wait(ctx context.Context, id string, every time.Duration) (Gat
 // resolved at most once, after it was created, in the same run.
 func Vocabulary() ledger.Vocabulary {
 	const created = `{"type":"object","required":["gate_id","kind","reason","required_role","fail_on_reject"],"additionalProperties":false,"properties":{
-  "gate_id":{"type":"string","minLength":1},"kind":{"enum":["human_review","blocked_intent","ambiguous_effect","promotion"]},
+  "gate_id":{"type":"string","minLength":1},"kind":{"enum":["human_review","blocked_intent","ambiguous_effect","promotion","tool_approval"]},
   "reason":{"type":"string","minLength":1,"maxLength":2048},"required_role":{"type":"string","minLength":1},
   "priority":{"enum":["low","normal","high","urgent"]},"claim_ids":{"type":"array","items":{"type":"string"}},"subject":{"type":"string","maxLength":512},"fail_on_reject":{"type":"boolean"}}}`
 	const resolved = `{"type":"object","required":["gate_id","decision","by"],"additionalProperties":false,"properties":{

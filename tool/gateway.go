@@ -257,6 +257,17 @@ func (g *Gateway) Call(ctx context.Context, parent *runs.Run, p policy.Principal
 	return c.execute(ctx, d)
 }
 
+// Approval returns the approval a call of the tool name needs under the
+// gateway's policy: the stricter of its Spec's and its risk class's. An
+// unknown tool needs none (the gateway refuses it before asking).
+func (g *Gateway) Approval(name string) policy.Approval {
+	e, ok := g.cfg.Registry.lookup(name)
+	if !ok {
+		return policy.ApprovalNone
+	}
+	return g.info(e).approval
+}
+
 // info returns what the gateway's policy says of e's tool: the risk class of
 // tools.yaml (else the Spec's), and the stricter of the two approvals.
 func (g *Gateway) info(e *entry) toolInfo {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/delegation"
+	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/runs"
 )
 
@@ -26,6 +28,11 @@ type Delegation struct {
 	// Delegate hands a further task on from the delegated agent, with the
 	// chain carried.
 	Delegate func(ctx context.Context, to, task string, input json.RawMessage) (json.RawMessage, error)
+	// CallTool and Generate make the delegated agent's tool and model
+	// calls, recorded as effects within the delegation: a delegation run
+	// again after a crash reads the results its calls already have.
+	CallTool func(ctx context.Context, c ToolCall) (json.RawMessage, error)
+	Generate func(ctx context.Context, m ModelCaller, class string, req model.Request) (model.Response, error)
 }
 
 // To is the agent the task is delegated to.
@@ -79,12 +86,29 @@ func (s *StepContext) delegate(ctx context.Context, key string, from delegation.
 		if err != nil {
 			return nil, err
 		}
+		// The delegation's own effects are keyed under its key, numbered in
+		// the order the delegated agent makes them.
 		n := 0
+		next := func(sep string) string {
+			n++
+			return key + sep + strconv.Itoa(n)
+		}
 		d := Delegation{Step: s.Step, Chain: chain, Task: task, Input: input, Run: child,
-			Delegate: func(ctx context.Context, next, task string, input json.RawMessage) (json.RawMessage, error) {
-				n++
-				return s.delegate(ctx, key+">"+strconv.Itoa(n), chain, next, task, input)
-			}}
+			Delegate: func(ctx context.Context, to, task string, input json.RawMessage) (json.RawMessage, error) {
+				return s.delegate(ctx, next(">"), chain, to, task, input)
+			},
+			CallTool: func(ctx context.Context, c ToolCall) (json.RawMessage, error) {
+				// A call id takes no '>': the nesting of delegations is
+				// written with '_' in it, which no step call id holds
+				// after its step id.
+				k := next(":t")
+				callID := strings.ReplaceAll(strings.TrimPrefix(k, s.x.run.Record.ID+"/"), ">", "_")
+				return s.callTool(ctx, chain.Current(), callID, k, c)
+			},
+			Generate: func(ctx context.Context, m ModelCaller, class string, req model.Request) (model.Response, error) {
+				return s.generate(ctx, m, child, chain.Current(), class, next(":m"), req)
+			},
+		}
 		out, err := e.cfg.Delegate(ctx, d)
 		if err == nil {
 			out, err = canonicalOutput(s.Step.ID, out)

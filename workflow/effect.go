@@ -99,7 +99,7 @@ func (j *journal) observe(ev *ledger.Event) error {
 		if err := json.Unmarshal(ev.Body, &b); err != nil {
 			return bad(err)
 		}
-		if b.Kind == gate.KindAmbiguousEffect && b.Subject != "" {
+		if b.Subject != "" && (b.Kind == gate.KindAmbiguousEffect || b.Kind == gate.KindToolApproval) {
 			j.gates[b.Subject] = gateState{id: b.GateID}
 		}
 	case gate.TypeResolved:
@@ -401,31 +401,82 @@ func (x *exec) gate(ctx context.Context, s *StepContext, key string, spec Effect
 }
 
 // Call calls a tool through the gateway as the step's agent, recorded as an
-// effect. The tool must be among the step's tools.
+// effect. The tool must be among the step's tools (or be its compensation's,
+// during a rollback); see [StepContext.CallTool] for the rest.
 func (s *StepContext) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
+	if !contains(s.Step.Tools, name) && !(s.compensating && s.Step.Compensate != nil && s.Step.Compensate.Tool == name) {
+		return nil, sanad.Errorf(sanad.CodePolicyDenied, "workflow.call", "step %s may not call tool %q: its tools are %v", s.Step.ID, name, s.Step.Tools)
+	}
+	return s.CallTool(ctx, ToolCall{Tool: name, Input: input})
+}
+
+// ToolCall is a tool call made in a step.
+type ToolCall struct {
+	Tool  string
+	Input json.RawMessage
+	// Justification says why the call is made; it is recorded in the
+	// call's signed intent when the tool needs approval. Empty gives one
+	// that names the step and its agent.
+	Justification string
+}
+
+// CallTool calls a tool through the gateway as the step's agent, recorded as
+// an effect: a resume or a replay reads the recorded result instead of
+// calling again. Unlike [StepContext.Call] it does not hold the call to the
+// step's tools: it is how an agent's own choice of tool (a model's function
+// call) reaches the gateway, whose policy decides and records every
+// refusal (TOOL_NOT_FOUND for an unknown tool, POLICY_DENIED for one the
+// agent's role may not use, INVALID_INPUT for arguments its schema refuses).
+//
+// A tool that policy says a person must approve first opens a gate in the
+// workflow run (kind tool_approval) and stops the run, which waits on it;
+// once the gate is approved, a resume makes the call, with the approval in
+// its record, and once it is rejected the call is blocked.
+func (s *StepContext) CallTool(ctx context.Context, c ToolCall) (json.RawMessage, error) {
+	callID, key := s.nextKey()
+	return s.callTool(ctx, s.Step.Agent, callID, key, c)
+}
+
+// callTool makes the tool call c as agent, under the call id callID and the
+// effect key key (the workflow run's id, "/", callID).
+func (s *StepContext) callTool(ctx context.Context, agent, callID, key string, c ToolCall) (json.RawMessage, error) {
 	const op = "workflow.call"
 	e := s.x.e
-	if !contains(s.Step.Tools, name) && !(s.compensating && s.Step.Compensate != nil && s.Step.Compensate.Tool == name) {
-		return nil, sanad.Errorf(sanad.CodePolicyDenied, op, "step %s may not call tool %q: its tools are %v", s.Step.ID, name, s.Step.Tools)
-	}
+	name, input := c.Tool, c.Input
 	if e.cfg.Gateway == nil {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "step %s calls tool %s, but the engine has no tool gateway", s.Step.ID, name)
 	}
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
-	spec := EffectSpec{Kind: "tool", Name: name, Input: input}
-	if e.cfg.Tools != nil {
-		if t, ok := e.cfg.Tools.Lookup(name); ok {
-			spec.Idempotent = (t.Idempotent || t.SideEffect == tool.SideEffectNone) && t.Approval == policy.ApprovalNone
+	justification := c.Justification
+	if justification == "" {
+		justification = "step " + s.Step.ID + " of workflow " + s.x.def.Name + ": " + agent + " calls " + name
+		if s.Step.Description != "" {
+			justification += " (" + s.Step.Description + ")"
 		}
 	}
-	callID, key := s.nextKey()
+	spec := EffectSpec{Kind: "tool", Name: name, Input: input}
+	approval := policy.ApprovalNone
+	if e.cfg.Tools != nil {
+		if t, ok := e.cfg.Tools.Lookup(name); ok {
+			approval = e.cfg.Gateway.Approval(name)
+			spec.Idempotent = (t.Idempotent || t.SideEffect == tool.SideEffectNone) && approval == policy.ApprovalNone
+		}
+	}
 	x := s.x
-	spec.Settled = func(key string) (json.RawMessage, error, bool, bool) {
+	// The gateway keys its records by its own idempotency key, which is
+	// the effect's key except within a delegation.
+	gwKey := x.run.Record.ID + "/" + callID
+	if approval == policy.ApprovalHuman && x.replay == nil {
+		if err := x.approval(ctx, agent, key, gwKey, name, justification); err != nil {
+			return nil, err
+		}
+	}
+	spec.Settled = func(string) (json.RawMessage, error, bool, bool) {
 		x.journal.mu.Lock()
-		o, finished := x.journal.tools[key]
-		started := x.journal.attempts[key] > 0
+		o, finished := x.journal.tools[gwKey]
+		started := x.journal.attempts[gwKey] > 0
 		x.journal.mu.Unlock()
 		switch {
 		case finished && o.completed != nil:
@@ -440,15 +491,84 @@ func (s *StepContext) Call(ctx context.Context, name string, input json.RawMessa
 	}
 	return x.effect(ctx, s, key, spec, func(ctx context.Context, _ string) (json.RawMessage, error) {
 		x.journal.mu.Lock()
-		prior := x.journal.attempts[key]
+		prior := x.journal.attempts[gwKey]
 		x.journal.mu.Unlock()
-		p := policy.Principal{Agent: s.Step.Agent, Role: e.role(s.Step.Agent), Scope: x.run.Record.Scope}
-		r := e.cfg.Gateway.Call(ctx, x.run, p, tool.Request{Tool: name, CallID: callID, Input: input, PriorAttempts: prior})
+		p := policy.Principal{Agent: agent, Role: e.role(agent), Scope: x.run.Record.Scope}
+		r := e.cfg.Gateway.Call(ctx, x.run, p, tool.Request{Tool: name, CallID: callID, Input: input, PriorAttempts: prior, Justification: justification})
 		if err := r.Err(); err != nil {
 			return nil, err
 		}
 		return r.Output(), nil
 	})
+}
+
+// approvalSubject is the subject of the gate that asks a person to approve
+// the tool call whose idempotency key is key.
+func approvalSubject(key string) string { return "approve:" + key }
+
+// approval makes sure a person has decided on the tool call of effect key
+// (idempotency key gwKey) before it is made: it opens the call's gate the first time, and stops the
+// step (a waitError) while the gate is open. A decided gate lets the call go
+// to the gateway, whose human approver ([ApprovalsOf]) reads the decision
+// from the trace.
+func (x *exec) approval(ctx context.Context, agent, key, gwKey, name, justification string) error {
+	const op = "workflow.call"
+	j := x.journal
+	subject := approvalSubject(gwKey)
+	j.mu.Lock()
+	g, ok := j.gates[subject]
+	_, haveResult := j.results[key]
+	j.mu.Unlock()
+	if haveResult || (ok && g.resolved) {
+		return nil
+	}
+	if !ok {
+		svc := x.e.cfg.Gates
+		if svc == nil {
+			return sanad.Errorf(sanad.CodeApprovalRequired, op, "tool %s needs a person's approval, and the engine has no gate service to ask one", name)
+		}
+		if err := x.flush(); err != nil {
+			return err
+		}
+		id, err := svc.Open(ctx, x.run, gate.Spec{
+			Kind: gate.KindToolApproval, RequiredRole: x.e.cfg.GateRole, Priority: "normal", Subject: subject,
+			Reason: clipReason(agent + " asks to call " + name + " (" + key + "): " + justification),
+		})
+		if err != nil {
+			return err
+		}
+		g = gateState{id: id}
+		j.mu.Lock()
+		j.gates[subject] = g
+		j.mu.Unlock()
+	}
+	if x.e.cfg.WaitForGates {
+		got, err := x.e.cfg.Gates.Wait(ctx, g.id, x.e.cfg.GateEvery)
+		if err != nil {
+			return err
+		}
+		j.mu.Lock()
+		j.gates[subject] = gateState{id: g.id, resolved: true, approved: got.Status == gate.StatusApproved}
+		j.mu.Unlock()
+		return nil
+	}
+	x.mu.Lock()
+	x.gates = append(x.gates, g.id)
+	x.mu.Unlock()
+	return &waitError{gate: g.id}
+}
+
+// clipReason bounds a gate's reason to what its event accepts.
+func clipReason(s string) string {
+	const max = 2000
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut]
 }
 
 // readOutput reads a tool output artifact.

@@ -110,6 +110,9 @@ type Options struct {
 	// Decision authorizes the run (allowed, "started by the caller", when
 	// zero).
 	Decision runs.Decision
+	// Playbook names the playbook the run belongs to; it is recorded with
+	// the definition (see [DefinedBody]).
+	Playbook string
 }
 
 // StepError is the failure of one step.
@@ -194,7 +197,7 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 		Kind: sanad.KindWorkflow, Scope: opt.Scope, Agent: agent, Role: e.role(agent),
 		CorrelationID: opt.CorrelationID, Request: json.RawMessage(in), Decision: dec,
 		Also: []runs.Event{{Type: TypeDefined, Body: DefinedBody{
-			Name: d.Name, Version: d.Version, DefinitionHash: digest.String(), Definition: defJSON, Input: in,
+			Name: d.Name, Playbook: opt.Playbook, Version: d.Version, DefinitionHash: digest.String(), Definition: defJSON, Input: in,
 		}}},
 	})
 	if err != nil {

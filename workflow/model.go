@@ -28,6 +28,13 @@ var _ ModelCaller = (*model.Recorder)(nil)
 // Like every effect, calls must be made in a deterministic order, and with
 // requests that depend only on what the step was given.
 func (s *StepContext) Generate(ctx context.Context, m ModelCaller, class string, req model.Request) (model.Response, error) {
+	_, key := s.nextKey()
+	return s.generate(ctx, m, s.x.run, s.Step.Agent, class, key, req)
+}
+
+// generate makes the model call req as agent, a model_call child of parent,
+// recorded as the effect key.
+func (s *StepContext) generate(ctx context.Context, m ModelCaller, parent *runs.Run, agent, class, key string, req model.Request) (model.Response, error) {
 	const op = "workflow.generate"
 	if m == nil {
 		return model.Response{}, sanad.Errorf(sanad.CodeInvalidInput, op, "step %s calls a model, but no model caller was given", s.Step.ID)
@@ -40,8 +47,8 @@ func (s *StepContext) Generate(ctx context.Context, m ModelCaller, class string,
 		return model.Response{}, err
 	}
 	spec := EffectSpec{Kind: "model", Name: class, Input: json.RawMessage(prompt), Idempotent: true}
-	out, err := s.Effect(ctx, spec, func(ctx context.Context, _ string) (json.RawMessage, error) {
-		resp, err := m.Generate(ctx, s.x.run, s.Step.Agent, class, req)
+	out, err := s.x.effect(ctx, s, key, spec, func(ctx context.Context, _ string) (json.RawMessage, error) {
+		resp, err := m.Generate(ctx, parent, agent, class, req)
 		if err != nil {
 			return nil, err
 		}

@@ -41,7 +41,10 @@ type RetriedBody struct {
 
 // DefinedBody is the body of workflow.defined.
 type DefinedBody struct {
-	Name           string          `json:"name"`
+	Name string `json:"name"`
+	// Playbook names the playbook the run belongs to, when it was started
+	// as one: a resume wires the same agents, tools and policy.
+	Playbook       string          `json:"playbook,omitempty"`
 	Version        string          `json:"version,omitempty"`
 	DefinitionHash string          `json:"definition_hash"`
 	Definition     json.RawMessage `json:"definition"`
@@ -162,7 +165,7 @@ func Vocabulary() ledger.Vocabulary {
 		Types: []ledger.TypeDef{
 			{Name: TypeDefined, Signer: ledger.SignedByRuntime, Doc: "a workflow run's definition and input, recorded with its start",
 				Schema: `{"type":"object","required":["name","definition_hash","definition","input"],"additionalProperties":false,"properties":{
- "name":{"type":"string","minLength":1},"version":{"type":"string"},"definition_hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},
+ "name":{"type":"string","minLength":1},"playbook":{"type":"string","minLength":1,"maxLength":128},"version":{"type":"string"},"definition_hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},
  "definition":{"type":"object"},"input":{"type":"object"}}}`},
 			{Name: TypeStepCompleted, Signer: ledger.SignedByEither, Schema: stepSchema, Doc: "a step's output, signed by its agent, with the checkpoint after it"},
 			{Name: TypeStepFailed, Signer: ledger.SignedByRuntime, Schema: stepSchema, Doc: "a step failed: its bounded error and the checkpoint after it"},
