@@ -54,7 +54,8 @@ func (b *book) runAgent(ctx context.Context, s *workflow.StepContext) (json.RawM
 // delegate is the "delegate" action: the step's agent hands the task in the
 // step's "with" ({"to": AGENT, "task": TEXT, "input": {...}}) to another
 // agent along the delegation chain. Without an input of its own, the task
-// carries the outputs of the steps the step depends on.
+// carries the outputs of the steps the step depends on, by step, and the
+// work's input as "input".
 func (b *book) delegate(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
 	var with struct {
 		To    string          `json:"to"`
@@ -67,6 +68,9 @@ func (b *book) delegate(ctx context.Context, s *workflow.StepContext) (json.RawM
 	input := with.Input
 	if len(input) == 0 {
 		deps := stepInputs(s)
+		if _, taken := deps["input"]; !taken && len(s.Input) > 0 {
+			deps["input"] = s.Input
+		}
 		raw, err := json.Marshal(deps)
 		if err != nil {
 			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, "agent.delegate", "step "+s.Step.ID+": the outputs it depends on")

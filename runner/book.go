@@ -107,7 +107,10 @@ func (b *book) check(d *workflow.Definition) error {
 		if _, err := b.agents.Get(s.Agent); err != nil {
 			return sanad.Errorf(sanad.CodeInvalidInput, op, "playbook %s: step %s: no agent %q (its agents: %s)", b.pb.Name, s.ID, s.Agent, strings.Join(b.agentIDs(), ", "))
 		}
-		tools := slices.Clone(s.Tools)
+		// The tools a step lists for its agent are judged when it runs (a
+		// tool its agent may not use fails the step with POLICY_DENIED);
+		// the tool a step or its compensation calls must exist.
+		var tools []string
 		if s.Tool != "" {
 			tools = append(tools, s.Tool)
 		}

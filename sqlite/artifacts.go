@@ -57,3 +57,28 @@ func (db *DB) Artifact(ctx context.Context, id string, scope sanad.Scope) (sanad
 	ref.URI = sanad.ArtifactURI(ref.SHA256)
 	return ref, nil
 }
+
+// Artifacts lists the artifacts of scope by id, at most limit (all
+// when limit is 0 or less).
+func (db *DB) Artifacts(ctx context.Context, scope sanad.Scope, limit int) ([]sanad.ArtifactRef, error) {
+	const op = "sqlite.artifacts"
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT artifact_id, sha256, media_type, size_bytes, created_by_run FROM artifacts
+		WHERE tenant = ? AND case_id = ? ORDER BY artifact_id LIMIT ?`, scope.Tenant, scope.Case, limit)
+	if err != nil {
+		return nil, classify(err, op, "query")
+	}
+	defer rows.Close()
+	var out []sanad.ArtifactRef
+	for rows.Next() {
+		ref := sanad.ArtifactRef{Scope: scope}
+		if err := rows.Scan(&ref.ID, &ref.SHA256, &ref.MediaType, &ref.SizeBytes, &ref.CreatedByRun); err != nil {
+			return nil, classify(err, op, "scan")
+		}
+		ref.URI = sanad.ArtifactURI(ref.SHA256)
+		out = append(out, ref)
+	}
+	return out, classify(rows.Err(), op, "scan")
+}

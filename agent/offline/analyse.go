@@ -43,6 +43,8 @@ type Ref struct {
 	Path string `json:"path"`
 }
 
+func (r Ref) String() string { return r.Step + " " + r.Path }
+
 // Limits on what the agent reads and reports.
 const (
 	maxPassages  = 4096 // sentences read, over all sources
@@ -51,10 +53,13 @@ const (
 	maxStatement = 300
 )
 
-// passage is one sentence, or one named number, of the evidence.
+// passage is one sentence, or one named number, of the evidence. A derived
+// passage is another agent's finding: it bears on the task, but it is not
+// a source of figures, names or dates of its own.
 type passage struct {
-	ref  Ref
-	text string
+	ref     Ref
+	text    string
+	derived bool
 }
 
 // skipped are members of an output that describe it rather than state
@@ -83,6 +88,14 @@ func passages(step string, raw json.RawMessage) []passage {
 		}
 		switch t := v.(type) {
 		case map[string]any:
+			if fs, ok := agentFindings(t); ok {
+				for i, f := range fs {
+					if len(out) < maxPassages && f.Kind != KindFigure && f.Kind != KindEntity && f.Kind != KindDate {
+						out = append(out, passage{ref: Ref{Step: step, Path: path + ".findings[" + strconv.Itoa(i) + "]"}, text: f.Statement, derived: true})
+					}
+				}
+				return
+			}
 			for _, k := range sortedKeys(t) {
 				if !skipped[k] {
 					walk(path+"."+k, k, t[k])
@@ -105,6 +118,29 @@ func passages(step string, raw json.RawMessage) []passage {
 	}
 	walk("$", "", v)
 	return out
+}
+
+// agentFindings returns the findings of m when it is an agent's output that
+// has them (an offline agent's): what it concluded, read instead of its
+// report, which restates its sources.
+func agentFindings(m map[string]any) ([]Finding, bool) {
+	raw, ok := m["findings"].([]any)
+	if _, agentOut := m["mode"]; !ok || !agentOut {
+		return nil, false
+	}
+	var out []Finding
+	for _, e := range raw {
+		f, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		kind, _ := f["kind"].(string)
+		st, _ := f["statement"].(string)
+		if st != "" {
+			out = append(out, Finding{Kind: kind, Statement: st})
+		}
+	}
+	return out, true
 }
 
 // sentences splits text into sentences and lines, trimmed, without the
@@ -172,8 +208,6 @@ var (
 	// dateRE finds dates: ISO, "12 March 2024", "March 2024", and fiscal
 	// years.
 	dateRE = regexp.MustCompile(`\b(?:\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}|(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}|FY\s?\d{2,4})\b`)
-	// labelRE is what a figure measures: the words just before it.
-	labelRE = regexp.MustCompile(`([A-Za-z][A-Za-z -]{2,40}?)\s*(?:of|was|were|is|at|:|=|totalled|totaled|reached|rose to|fell to)?\s*$`)
 )
 
 // figure is an amount or percentage read from a passage.
@@ -215,7 +249,12 @@ func analyse(task string, ev []passage) []Finding {
 	}
 	sort.SliceStable(rel, func(i, j int) bool { return rel[i].score > rel[j].score })
 	for i := 0; i < len(rel) && i < maxRelevant; i++ {
-		add(KindRelevant, fmt.Sprintf("%q (%d of the task's %d terms)", rel[i].p.text, rel[i].score, len(terms)), rel[i].p.ref)
+		p := rel[i].p
+		if p.derived {
+			add(KindRelevant, fmt.Sprintf("%s found: %s", p.ref.Step, p.text), p.ref)
+			continue
+		}
+		add(KindRelevant, fmt.Sprintf("%q (%d of the task's %d terms)", p.text, rel[i].score, len(terms)), p.ref)
 	}
 	// What the task asks about that nothing mentions.
 	all := map[string]bool{}
@@ -236,21 +275,27 @@ func analyse(task string, ev []passage) []Finding {
 	// Organisations, with how many sources name them.
 	type named struct {
 		refs    []Ref
-		sources map[string]bool
+		sources map[Ref]bool
 	}
 	ents := map[string]*named{}
 	var order []string
+	var primary []passage
 	for _, p := range ev {
+		if !p.derived {
+			primary = append(primary, p)
+		}
+	}
+	for _, p := range primary {
 		for _, m := range entityRE.FindAllString(p.text, -1) {
 			m = strings.TrimSuffix(strings.TrimSpace(m), ".")
 			e := ents[m]
 			if e == nil {
-				e = &named{sources: map[string]bool{}}
+				e = &named{sources: map[Ref]bool{}}
 				ents[m] = e
 				order = append(order, m)
 			}
-			if !e.sources[p.ref.Step] {
-				e.sources[p.ref.Step] = true
+			if !e.sources[p.ref] {
+				e.sources[p.ref] = true
 				e.refs = append(e.refs, p.ref)
 			}
 		}
@@ -263,7 +308,7 @@ func analyse(task string, ev []passage) []Finding {
 	}
 	// Dates.
 	dates := map[string]bool{}
-	for _, p := range ev {
+	for _, p := range primary {
 		for _, d := range dateRE.FindAllString(p.text, -1) {
 			if !dates[d] && len(dates) < maxPerKind {
 				dates[d] = true
@@ -273,12 +318,16 @@ func analyse(task string, ev []passage) []Finding {
 	}
 	// Figures, then how sources compare on each.
 	var figs []figure
-	for _, p := range ev {
+	for _, p := range primary {
 		figs = append(figs, figures(p)...)
 	}
 	for i, f := range figs {
 		if i >= maxPerKind {
 			break
+		}
+		if f.label == "" {
+			add(KindFigure, f.text, f.ref)
+			continue
 		}
 		add(KindFigure, f.label+": "+f.text, f.ref)
 	}
@@ -298,20 +347,20 @@ func analyse(task string, ev []passage) []Finding {
 		a, b, ok := disagreement(fs)
 		switch {
 		case ok:
-			add(KindConflict, fmt.Sprintf("%s is %s in %s but %s in %s (%.1f%% apart)", l, a.text, a.ref.Step, b.text, b.ref.Step, 100*relDiff(a.value, b.value)), a.ref, b.ref)
-		case distinctSteps(fs) >= 2:
+			add(KindConflict, fmt.Sprintf("%s is %s in %s but %s in %s (%.1f%% apart)", l, a.text, a.ref, b.text, b.ref, 100*relDiff(a.value, b.value)), a.ref, b.ref)
+		case distinctSources(fs) >= 2:
 			refs := make([]Ref, len(fs))
 			for i, f := range fs {
 				refs[i] = f.ref
 			}
-			add(KindCorroborated, fmt.Sprintf("%s is %s in %d sources", l, fs[0].text, distinctSteps(fs)), refs...)
+			add(KindCorroborated, fmt.Sprintf("%s is %s in %d sources", l, fs[0].text, distinctSources(fs)), refs...)
 		}
 	}
 	return findings
 }
 
 // figures returns the amounts and percentages a passage states, each with
-// the words before it as its label.
+// what it measures: the words just before it.
 func figures(p passage) []figure {
 	var out []figure
 	for _, loc := range figureRE.FindAllStringIndex(p.text, -1) {
@@ -320,16 +369,49 @@ func figures(p passage) []figure {
 		if !ok {
 			continue
 		}
-		label := ""
-		if m := labelRE.FindStringSubmatch(p.text[:loc[0]]); m != nil {
-			label = strings.ToLower(strings.TrimSpace(m[1]))
-			if ws := strings.Fields(label); len(ws) > 4 {
-				label = strings.Join(ws[len(ws)-4:], " ")
-			}
-		}
-		out = append(out, figure{label: label, text: text, value: v, ref: p.ref})
+		out = append(out, figure{label: label(p.text[:loc[0]]), text: text, value: v, ref: p.ref})
 	}
 	return out
+}
+
+// connectors stand between what a figure measures and the figure; verbs
+// and words that end the noun phrase before it.
+var (
+	connectors = wordSet(`of was were is are at to from by be been totalled totaled reached stood amounted show shows showed
+		report reports reported rose fell grew increased decreased up down about around approximately nearly over under
+		and an a the its their it this that with for in on`)
+	phraseEnd = wordSet(`of was were is are at to from by be been show shows showed report reports reported rose fell grew increased
+		decreased and or but the a an its their it this that which with for in on up down`)
+)
+
+// label returns the noun phrase at the end of before (at most three words,
+// lower case), skipping the connecting words next to the figure: "revenue"
+// in "the accounts show revenue of", "ebitda margin" in "an EBITDA margin
+// of". It is "" when nothing names the figure.
+func label(before string) string {
+	ws := strings.FieldsFunc(strings.ToLower(before), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	})
+	// A sentence boundary or a clause mark cuts what came before.
+	if i := strings.LastIndexAny(before, ".;,(:"); i >= 0 && strings.TrimSpace(before[i+1:]) != "" {
+		ws = strings.FieldsFunc(strings.ToLower(before[i+1:]), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+		})
+	}
+	end := len(ws)
+	for end > 0 && connectors[ws[end-1]] {
+		end--
+	}
+	start := end
+	for start > 0 && end-start < 3 && !phraseEnd[ws[start-1]] && !isNumber(ws[start-1]) {
+		start--
+	}
+	return strings.Join(ws[start:end], " ")
+}
+
+func isNumber(w string) bool {
+	_, err := strconv.ParseFloat(w, 64)
+	return err == nil
 }
 
 // amount reads the value of a figure, scaled (12.4m is 12,400,000).
@@ -363,7 +445,7 @@ func disagreement(fs []figure) (figure, figure, bool) {
 	best := 0.0
 	for i := range fs {
 		for j := i + 1; j < len(fs); j++ {
-			if fs[i].ref.Step == fs[j].ref.Step {
+			if fs[i].ref == fs[j].ref {
 				continue
 			}
 			if d := relDiff(fs[i].value, fs[j].value); d > 0.005 && d > best {
@@ -382,12 +464,14 @@ func relDiff(x, y float64) float64 {
 	return math.Abs(x-y) / m
 }
 
-func distinctSteps(fs []figure) int {
-	steps := map[string]bool{}
+// distinctSources counts the places the figures were read: two passages of
+// one string are one source.
+func distinctSources(fs []figure) int {
+	seen := map[Ref]bool{}
 	for _, f := range fs {
-		steps[f.ref.Step] = true
+		seen[f.ref] = true
 	}
-	return len(steps)
+	return len(seen)
 }
 
 // stopwords are not terms of a task.
@@ -464,7 +548,7 @@ func stem(w string) string {
 // report writes the findings for people.
 func report(p agent.Profile, task string, fs []Finding, sources int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s on %q: read %d source(s) offline, by rules (no model).\n", p.Name, task, sources)
+	fmt.Fprintf(&b, "%s on %q: read %d input(s) offline, by rules (no model).\n", p.Name, task, sources)
 	titles := []struct{ kind, title string }{
 		{KindRelevant, "Bears on the task"}, {KindConflict, "Sources disagree"}, {KindCorroborated, "Sources agree"},
 		{KindFigure, "Figures"}, {KindEntity, "Organisations named"}, {KindDate, "Dates"}, {KindGap, "Not in the evidence"},
@@ -495,7 +579,7 @@ func cite(refs []Ref) string {
 	}
 	parts := make([]string, len(refs))
 	for i, r := range refs {
-		parts[i] = r.Step + " " + r.Path
+		parts[i] = r.String()
 	}
 	return " [" + strings.Join(parts, "; ") + "]"
 }

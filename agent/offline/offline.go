@@ -108,7 +108,7 @@ func (a *Agent) Execute(ctx context.Context, in agent.Input) (agent.Output, erro
 	if err != nil {
 		return agent.Output{}, sanad.Wrap(err, sanad.CodeInternal, op, "output")
 	}
-	summary := fmt.Sprintf("%s (%s) read %d source(s) offline for %q: %d finding(s)", p.ID, p.Role, len(out.Inputs), in.Task, len(out.Findings))
+	summary := fmt.Sprintf("%s (%s) read %d input(s) offline for %q: %d finding(s)", p.ID, p.Role, len(out.Inputs), in.Task, len(out.Findings))
 	return agent.Output{Content: content, Summary: summary}, nil
 }
 

@@ -2,9 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/sanadhq/sanad/agent"
+	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/playbook"
 )
 
 func (a *app) agentsCommand() *cobra.Command {
@@ -18,7 +23,7 @@ func (a *app) agentsListCommand() *cobra.Command {
 		Short: "List the agents: id, role, model class, enabled, permitted tools",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, _, err := loadAgents(dir)
+			reg, err := agentRegistry(dir)
 			if err != nil {
 				return err
 			}
@@ -59,7 +64,7 @@ equal to the task adds 0.6, one that contains it or is contained in it 0.4, and 
 that matches takes 0.5 off. When no agent matches, the answer is the standard agent at 0.5.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			reg, _, err := loadAgents(dir)
+			reg, err := agentRegistry(dir)
 			if err != nil {
 				return err
 			}
@@ -80,4 +85,28 @@ that matches takes 0.5 off. When no agent matches, the answer is the standard ag
 	})
 	c.Flags().StringVar(&dir, "agents", "", "folder of agent profiles, with abilities/ (default: the example agents)")
 	return c
+}
+
+// agentRegistry returns the registry of the agent profiles of dir (with
+// their abilities in dir/abilities), or of the example agents when dir is
+// empty.
+func agentRegistry(dir string) (*agent.Registry, error) {
+	var profiles []agent.Profile
+	var err error
+	if dir == "" {
+		profiles, _, err = playbook.LoadAgents(examples.FS, "agents")
+	} else {
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			return nil, usagef("--agents %s: not a folder of agent profiles", dir)
+		}
+		profiles, _, err = playbook.LoadAgents(os.DirFS(dir), ".")
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	reg := agent.NewRegistry()
+	if err := reg.CreateAll(profiles...); err != nil {
+		return nil, usageError{err}
+	}
+	return reg, nil
 }

@@ -51,39 +51,85 @@ func (a *app) gatesListCommand() *cobra.Command {
 }
 
 func (a *app) gatesResolveCommand(approve bool) *cobra.Command {
-	var dir, as, role, note string
+	var opt runnerOptions
+	var as, role, note string
+	var noResume bool
 	verb := "reject"
 	if approve {
 		verb = "approve"
 	}
 	c := a.jsonFlag(&cobra.Command{
-		Use:   verb + " GATE --policy DIR --as AGENT --role ROLE",
-		Short: fmt.Sprintf("%s a gate as a principal whose role satisfies the gate's required role", verb),
-		Args:  exactArgs(1),
+		Use:   verb + " GATE --as NAME --role ROLE",
+		Short: fmt.Sprintf("%s a gate as a principal whose role satisfies the gate's required role, and resume the run it holds up", verb),
+		Long: fmt.Sprintf(`The principal's role must satisfy the gate's required role under the policy of the playbook
+whose run opened the gate (or the policy of --policy). Once the gate is resolved, a workflow run
+waiting on it is resumed (unless --no-resume): an approved tool call is made, a rejected one is
+blocked. Give the --agents and --model-config the run was started with.
+
+Exit 0 when the gate is resolved (and a resumed run completed); 1 when the run does not complete
+or the gate is unknown or already resolved; 2 for bad usage.`),
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if dir == "" || as == "" || role == "" {
-				return usagef("%s needs --policy, --as and --role", verb)
+			ctx := cmd.Context()
+			if as == "" || role == "" {
+				return usagef("%s needs --as and --role", verb)
 			}
-			set, err := policy.Load(dir)
+			by := runs.Principal{Agent: as, Role: role}
+			h, err := a.open(ctx)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
-			return a.withHome(cmd.Context(), func(h *home.Home) error {
-				svc := &gate.Service{Runs: h.Runs, Store: h.DB, Roles: set}
-				g, err := svc.Resolve(cmd.Context(), args[0], runs.Principal{Agent: as, Role: role}, approve, note)
+			g, err := h.DB.Gate(ctx, args[0])
+			h.Close()
+			if err != nil {
+				return failure{err}
+			}
+			if opt.PolicyDir != "" && g.Kind != gate.KindToolApproval && g.Kind != gate.KindAmbiguousEffect {
+				// A gate outside a workflow's effects: judged by the policy given.
+				set, err := policy.Load(opt.PolicyDir)
 				if err != nil {
+					return usageError{err}
+				}
+				return a.withHome(ctx, func(h *home.Home) error {
+					svc := &gate.Service{Runs: h.Runs, Store: h.DB, Roles: set}
+					g, err := svc.Resolve(ctx, args[0], by, approve, note)
+					if err != nil {
+						return err
+					}
+					return a.report(g, func() { fmt.Fprintf(a.stdout, "gate %s %s by %s\n", g.GateID, g.Status, as) })
+				})
+			}
+			r, err := a.runnerFor(ctx, g.Run, opt)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := r.ResolveGate(ctx, args[0], by, approve, note, !noResume)
+			if res.Gate.GateID == "" || res.Gate.Status == gate.StatusOpen {
+				return err
+			}
+			if a.jsonOut {
+				if perr := a.printJSON(res); perr != nil {
+					return perr
+				}
+				if res.Resumed == nil {
 					return err
 				}
-				return a.report(g, func() {
-					fmt.Fprintf(a.stdout, "gate %s %s by %s\n", g.GateID, g.Status, as)
-				})
-			})
+				return runOutcome(*res.Resumed, err)
+			}
+			fmt.Fprintf(a.stdout, "gate %s %s by %s\n", res.Gate.GateID, res.Gate.Status, as)
+			if res.Resumed == nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "resumed run %s:\n", res.Resumed.Run)
+			return a.reportRun(*res.Resumed, err)
 		},
 	})
 	f := c.Flags()
-	f.StringVar(&dir, "policy", "", "policy folder whose roles decide who may resolve")
 	f.StringVar(&as, "as", "", "the resolving principal's identity")
 	f.StringVar(&role, "role", "", "the resolving principal's role")
 	f.StringVar(&note, "note", "", "a note recorded with the decision")
+	f.BoolVar(&noResume, "no-resume", false, "resolve the gate but do not resume the run it holds up")
+	runnerFlags(c, &opt)
 	return c
 }

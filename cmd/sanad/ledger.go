@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
@@ -49,7 +50,7 @@ consistency. Exit 1 with the first failure on stderr.`,
 func (a *app) ledgerShowCommand() *cobra.Command {
 	return a.jsonFlag(&cobra.Command{
 		Use:   "show TRACE",
-		Short: "Print a trace's events (JSON Lines with --json)",
+		Short: "Print a trace's events: seq, time, type, signer, run and event hash (JSON Lines with --json)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withHomeRead(cmd.Context(), func(h *home.Home) error {
@@ -66,14 +67,14 @@ func (a *app) ledgerShowCommand() *cobra.Command {
 					if err != nil {
 						return fmt.Errorf("seq %d: %w", n, err)
 					}
-					fmt.Fprintf(w, "%4d  %s  %-20s %-26s %s\n", ev.Seq, ev.Time.Format("2006-01-02T15:04:05.000Z"), ev.Type, ev.Actor.Agent, ev.Run)
+					fmt.Fprintf(w, "%4d  %s  %-20s %-26s %s  %s\n", ev.Seq, ev.Time.Format("2006-01-02T15:04:05.000Z"), ev.Type, ev.Actor.Agent, ev.Run, ev.Hash)
 					return nil
 				})
 				if err != nil {
 					return err
 				}
 				if n == 0 {
-					return usagef("trace %q has no events", args[0])
+					return failure{sanad.Errorf(sanad.CodeNotFound, "ledger.show", "no trace %q in this home (sanad runs list shows the traces)", args[0])}
 				}
 				return nil
 			})

@@ -12,7 +12,8 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/home"
-	"github.com/sanadhq/sanad/workflow"
+	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/runner"
 )
 
 func (a *app) quickstartCommand() *cobra.Command {
@@ -29,7 +30,7 @@ bundle, and verifies the bundle offline against the home's log key.`,
 			ctx := cmd.Context()
 			return a.withHome(ctx, func(h *home.Home) error {
 				scope := sanad.Scope{Tenant: "demo", Case: "deal-001"}
-				run, err := runDemo(ctx, h, scope)
+				run, err := a.runDemo(ctx, h, scope)
 				if err != nil {
 					return err
 				}
@@ -61,7 +62,7 @@ bundle, and verifies the bundle offline against the home's log key.`,
 				if a.jsonOut {
 					return a.printJSON(map[string]any{
 						"run": run.Run, "trace": run.Trace, "status": run.Status, "steps": len(run.Outputs), "replayed": true,
-						"bundle": out, "verified": true, "mode": modeDeterministic,
+						"bundle": out, "verified": true, "mode": run.Mode,
 						"runs": len(children), "events": rep.Events, "artifacts": rep.Artifacts, "tree_size": rep.TreeSize,
 						"root_hash": base64.StdEncoding.EncodeToString(rep.RootHash), "log_key": logKey,
 						"bundle_sha256": res.SHA256.String(),
@@ -81,31 +82,27 @@ bundle, and verifies the bundle offline against the home's log key.`,
 
 // runDemo runs the built-in due-diligence playbook in scope with no model,
 // then replays it and checks the replay gives the same outputs.
-func runDemo(ctx context.Context, h *home.Home, scope sanad.Scope) (workflow.Result, error) {
-	e, err := newEngine(h, engineOptions{NoModels: true})
+func (a *app) runDemo(ctx context.Context, h *home.Home, scope sanad.Scope) (runner.Result, error) {
+	r, err := runner.Open(ctx, runner.Config{Home: h})
 	if err != nil {
-		return workflow.Result{}, err
+		return runner.Result{}, err
 	}
-	file, data, err := readWorkflow("due-diligence")
+	defer r.Close()
+	pbs, err := examples.Playbooks()
+	if err == nil {
+		err = a.registerAll(r, runnerOptions{NoModels: true}, pbs, nil)
+	}
 	if err != nil {
-		return workflow.Result{}, err
+		return runner.Result{}, err
 	}
-	d, err := workflow.Parse(file, data)
-	if err != nil {
-		return workflow.Result{}, err
-	}
-	res, err := e.start(ctx, d, nil, scope)
+	res, err := r.Run(ctx, "due-diligence", nil, runner.Options{Scope: scope, Caller: "cli", Reason: "quickstart"})
 	if err == nil {
 		err = res.Err()
 	}
 	if err != nil {
 		return res, err
 	}
-	wf, err := e.workflow()
-	if err != nil {
-		return res, err
-	}
-	rep, err := wf.Replay(ctx, res.Run)
+	rep, err := r.Replay(ctx, res.Run)
 	if err != nil {
 		return res, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/runner"
 )
 
 // Exit codes.
@@ -85,11 +86,8 @@ func exitCode(err error) int {
 		return exitUsage
 	}
 	var se *sanad.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sanad.CodeInvalidInput, sanad.CodeNotFound:
-			return exitUsage
-		}
+	if errors.As(err, &se) && se.Code == sanad.CodeInvalidInput {
+		return exitUsage
 	}
 	return exitFailure
 }
@@ -98,7 +96,17 @@ func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "sanad",
 		Short:         "Governed, auditable multi-agent runtime",
-		Long:          "sanad runs agents under policy and records every step as a signed event in a tamper-evident Merkle log.\n\nEvery claim has a chain of evidence, and every action has a signed record.",
+		Long: `sanad runs agents under policy and records every step as a signed event in a tamper-evident Merkle log.
+
+Every claim has a chain of evidence, and every action has a signed record.
+
+Exit codes, for every command:
+  0  success
+  1  failure: the work did not succeed (a run that failed, waits on a gate or was denied,
+     a verification that failed), or what the command names does not exist (no such run,
+     trace, session, gate or artifact: code NOT_FOUND)
+  2  bad usage or input: an unknown command or flag, a wrong number of arguments, a file
+     or flag value that is not valid (code INVALID_INPUT)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -119,6 +127,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.agentsCommand(),
 		a.modelsCommand(),
 		a.sessionCommand(),
+		a.artifactsCommand(),
 	)
 	return root
 }
@@ -179,15 +188,27 @@ func (a *app) withHomeRead(ctx context.Context, fn func(h *home.Home) error) err
 	return fn(h)
 }
 
-// withRun opens the home for writing and calls fn with it once run id is
-// known to be one of its runs (see findRun).
-func (a *app) withRun(ctx context.Context, id string, fn func(h *home.Home) error) error {
-	return a.withHome(ctx, func(h *home.Home) error {
-		if _, err := findRun(ctx, h, id); err != nil {
+// withRunnerRead opens an existing home for reading (see openRead) and
+// calls fn with a runner over it that registers nothing: it shows what is
+// recorded.
+func (a *app) withRunnerRead(ctx context.Context, fn func(r *runner.Runner) error) error {
+	return a.withHomeRead(ctx, func(h *home.Home) error {
+		r, err := runner.Open(ctx, runner.Config{Home: h})
+		if err != nil {
 			return err
 		}
-		return fn(h)
+		defer r.Close()
+		return fn(r)
 	})
+}
+
+// notFound makes a NOT_FOUND error about id a failure (exit 1) that says
+// where to look; other errors are returned as they are.
+func notFound(err error, id string) error {
+	if sanad.ErrorCode(err) == sanad.CodeNotFound {
+		return failure{sanad.Errorf(sanad.CodeNotFound, "runs", "no run %q in this home (sanad runs list shows its runs)", id)}
+	}
+	return err
 }
 
 // conflictFailure makes a CONFLICT error, such as resuming or aborting what
@@ -200,10 +221,22 @@ func conflictFailure(err error) error {
 	return err
 }
 
-// group is a command that only holds sub-commands.
+// group is a command that only holds sub-commands. Without one it prints
+// its help; with a word that is not one of them it is a usage error (exit
+// 2), with the nearest sub-command suggested.
 func group(use, short string, subs ...*cobra.Command) *cobra.Command {
-	c := &cobra.Command{Use: use, Short: short}
+	c := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs, SuggestionsMinimumDistance: 2}
 	c.AddCommand(subs...)
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += fmt.Sprintf("; did you mean %q?", s[0])
+		}
+		return usagef("%s (see %s --help)", msg, cmd.CommandPath())
+	}
 	return c
 }
 

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/home"
-	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/playbook"
+	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/workflow"
 )
 
@@ -49,163 +52,195 @@ func (a *app) runsListCommand() *cobra.Command {
 	return c
 }
 
-// stepOutcome is one step event of a workflow run, as runs show prints it.
-type stepOutcome struct {
-	Step       string          `json:"step"`
-	Event      string          `json:"event"`
-	Status     string          `json:"status"`
-	Agent      string          `json:"agent,omitempty"`
-	OutputHash string          `json:"output_hash,omitempty"`
-	Error      *sanad.RunError `json:"error,omitempty"`
-}
-
-// stepStatus is the status each step event records.
-var stepStatus = map[string]string{
-	workflow.TypeStepCompleted:   "completed",
-	workflow.TypeStepFailed:      "failed",
-	workflow.TypeStepSkipped:     "skipped",
-	workflow.TypeStepCompensated: "compensated",
-}
-
-// runView is what runs show prints with --json.
-type runView struct {
-	Run      sanad.Run     `json:"run"`
-	Steps    []stepOutcome `json:"steps,omitempty"`
-	Children []sanad.Run   `json:"children"`
-}
+// defaultShowBytes is how much of a step's output runs show prints unless
+// told --full.
+const defaultShowBytes = 1200
 
 func (a *app) runsShowCommand() *cobra.Command {
-	return a.jsonFlag(&cobra.Command{
+	var full bool
+	c := a.jsonFlag(&cobra.Command{
 		Use:   "show RUN",
-		Short: "Show a run: its record, the outcome of each step of a workflow, and its child runs",
-		Args:  exactArgs(1),
+		Short: "Show a run: its record, each step's output, the gates it waits on, and its child runs",
+		Long: `Show prints a run's record; for a workflow run, its playbook and workflow, then each step's
+outcome and output (its text, or its JSON pretty-printed; cut at 1200 bytes unless --full),
+the gates it waits on and its child runs. A run whose status is running is said to be live
+(a process runs it now), waiting (on a gate a person must resolve) or interrupted (stopped:
+sanad runs resume RUN goes on with it). With --json, the whole record as JSON.`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var v runView
-			err := a.withHomeRead(cmd.Context(), func(h *home.Home) (err error) {
-				v, err = showRun(cmd.Context(), h, args[0])
+			var v runner.RunView
+			err := a.withRunnerRead(cmd.Context(), func(r *runner.Runner) (err error) {
+				v, err = r.Show(cmd.Context(), args[0])
 				return err
 			})
 			if err != nil {
-				return err
+				return notFound(err, args[0])
 			}
 			if a.jsonOut {
 				return a.printJSON(v)
 			}
-			r := v.Run
-			fmt.Fprintf(a.stdout, "run %s: %s run by %s, %s\n", r.ID, r.Kind, r.Agent, r.Status)
-			fmt.Fprintf(a.stdout, "trace %s, scope %s, started %s", r.Trace, r.Scope, r.StartedAt.Format(time.RFC3339))
-			if !r.EndedAt.IsZero() {
-				fmt.Fprintf(a.stdout, ", ended %s", r.EndedAt.Format(time.RFC3339))
-			}
-			fmt.Fprintln(a.stdout)
-			if r.Error != nil {
-				fmt.Fprintf(a.stdout, "error %s: %s\n", r.Error.Code, r.Error.Message)
-			}
-			if len(v.Steps) > 0 {
-				fmt.Fprintln(a.stdout, "steps:")
-			}
-			for _, s := range v.Steps {
-				fmt.Fprintf(a.stdout, "  %-20s %-17s → %-11s", s.Step, s.Event, s.Status)
-				switch {
-				case s.OutputHash != "":
-					fmt.Fprintf(a.stdout, " output %s", s.OutputHash)
-				case s.Error != nil:
-					fmt.Fprintf(a.stdout, " %s: %s", s.Error.Code, s.Error.Message)
-				}
-				fmt.Fprintln(a.stdout)
-			}
-			if len(v.Children) > 0 {
-				fmt.Fprintln(a.stdout, "child runs:")
-			}
-			for _, c := range v.Children {
-				fmt.Fprintf(a.stdout, "  %s  %-12s %-10s %s\n", c.ID, c.Kind, c.Status, c.Agent)
-			}
+			a.printRun(v, full)
 			return nil
 		},
 	})
+	c.Flags().BoolVar(&full, "full", false, "print each step's whole output")
+	return c
 }
 
-// showRun reads a run's record, its step events and the runs started under
-// it. An unknown run is a NOT_FOUND failure.
-func showRun(ctx context.Context, h *home.Home, id string) (runView, error) {
-	rec, err := findRun(ctx, h, id)
-	if err != nil {
-		return runView{}, err
+// printRun prints a run's view for people.
+func (a *app) printRun(v runner.RunView, full bool) {
+	r, w := v.Run, a.stdout
+	fmt.Fprintf(w, "run %s: %s run by %s, %s", r.ID, r.Kind, r.Agent, r.Status)
+	if v.State != "" {
+		fmt.Fprintf(w, " (%s)", v.State)
 	}
-	v := runView{Run: rec, Children: []sanad.Run{}}
-	if rec.Kind == sanad.KindWorkflow {
-		err := h.DB.ReadTrace(ctx, rec.Trace, 0, func(s ledger.Stored) error {
-			ev, err := ledger.Decode(s.Raw)
-			if err != nil {
-				return err
-			}
-			status, ok := stepStatus[ev.Type]
-			if !ok || ev.Run != rec.ID {
-				return nil
-			}
-			var b workflow.StepBody
-			if err := json.Unmarshal(ev.Body, &b); err != nil {
-				return sanad.Wrap(err, sanad.CodeIntegrity, "runs.show", ev.Type+" body")
-			}
-			v.Steps = append(v.Steps, stepOutcome{Step: b.StepID, Event: ev.Type, Status: status, Agent: b.Agent, OutputHash: b.OutputHash, Error: b.Error})
-			return nil
-		})
-		if err != nil {
-			return runView{}, err
+	fmt.Fprintln(w)
+	if v.Workflow != "" {
+		fmt.Fprintf(w, "workflow %s", v.Workflow)
+		if v.Playbook != "" {
+			fmt.Fprintf(w, " of playbook %s", v.Playbook)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "trace %s, scope %s, started %s", r.Trace, r.Scope, r.StartedAt.Format(time.RFC3339))
+	if !r.EndedAt.IsZero() {
+		fmt.Fprintf(w, ", ended %s", r.EndedAt.Format(time.RFC3339))
+	}
+	fmt.Fprintln(w)
+	if r.Error != nil {
+		fmt.Fprintf(w, "error %s: %s\n", r.Error.Code, r.Error.Message)
+	}
+	switch v.State {
+	case runner.StateInterrupted:
+		fmt.Fprintf(w, "It was interrupted before its end: resume it with `sanad runs resume %s`.\n", r.ID)
+	case runner.StateWaiting:
+		fmt.Fprintf(w, "It waits on a person: resolve its gate with `sanad gates approve GATE --as NAME --role ROLE` (or reject), which resumes it.\n")
+	case runner.StateLive:
+		fmt.Fprintf(w, "A process is running it now.\n")
+	}
+	if len(v.Steps) > 0 {
+		fmt.Fprintln(w, "\nsteps:")
+	}
+	for _, s := range v.Steps {
+		fmt.Fprintf(w, "\n● %s (%s) %s", s.Step, s.Agent, s.Status)
+		if s.OutputHash != "" {
+			fmt.Fprintf(w, ", output %s", s.OutputHash)
+		}
+		fmt.Fprintln(w)
+		if s.Error != nil {
+			fmt.Fprintf(w, "  %s: %s\n", s.Error.Code, s.Error.Message)
+		}
+		if len(s.Output) > 0 {
+			fmt.Fprintln(w, indent(readable(s.Output, full), "  "))
 		}
 	}
-	all, err := h.DB.Runs(ctx, rec.Trace)
-	if err != nil {
-		return runView{}, err
+	if len(v.Gates) > 0 {
+		fmt.Fprintln(w, "\nwaits on:")
 	}
-	// Runs are listed in the order they started, so a run's parent comes
-	// before it: one pass finds every run under rec.
-	under := map[string]bool{rec.ID: true}
-	for _, r := range all {
-		if r.ID != rec.ID && under[r.ParentID] {
-			under[r.ID] = true
-			v.Children = append(v.Children, r)
-		}
+	for _, g := range v.Gates {
+		fmt.Fprintf(w, "  gate %s (%s, needs role %s): %s\n", g.GateID, g.Kind, g.RequiredRole, g.Reason)
 	}
-	return v, nil
+	if len(v.Children) > 0 {
+		fmt.Fprintln(w, "\nchild runs:")
+	}
+	for _, c := range v.Children {
+		fmt.Fprintf(w, "  %s  %-12s %-10s %s\n", c.ID, c.Kind, c.Status, c.Agent)
+	}
 }
 
-// findRun returns the record of run id; an unknown id is a failure (exit
-// 1) with code NOT_FOUND.
-func findRun(ctx context.Context, h *home.Home, id string) (sanad.Run, error) {
-	rec, err := h.DB.Run(ctx, id)
-	if sanad.ErrorCode(err) == sanad.CodeNotFound {
-		return rec, failure{sanad.Errorf(sanad.CodeNotFound, "runs", "no run %q in this home (sanad runs list shows its runs)", id)}
+// readable returns a step's output for people: the text it holds (its
+// "text" member), or the JSON pretty-printed; cut to defaultShowBytes unless
+// full.
+func readable(out json.RawMessage, full bool) string {
+	var s string
+	var m map[string]json.RawMessage
+	var text string
+	if json.Unmarshal(out, &m) == nil && json.Unmarshal(m["text"], &text) == nil && strings.TrimSpace(text) != "" {
+		s = strings.TrimRight(text, "\n")
+	} else {
+		var b bytes.Buffer
+		if json.Indent(&b, out, "", "  ") == nil {
+			s = b.String()
+		} else {
+			s = string(out)
+		}
 	}
-	return rec, err
+	if !full && len(s) > defaultShowBytes {
+		cut := defaultShowBytes
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + fmt.Sprintf("\n… (%d more bytes: --full prints all)", len(s)-cut)
+	}
+	return s
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 func (a *app) runsResumeCommand() *cobra.Command {
-	var opt engineOptions
+	var opt runnerOptions
 	c := a.jsonFlag(&cobra.Command{
 		Use:   "resume RUN",
 		Short: "Resume a workflow run that stopped before its end (a crash, an interrupt, a gate)",
 		Long: `Resume goes on with a workflow run from its latest checkpoint, never running a completed step
 again. Give it the --policy, --agents and --model-config the run was started with; model
-calls already answered are read from the record, not made again. Exit codes are those of
-sanad run; a run that has ended cannot be resumed (exit 1).`,
+and tool calls already answered are read from the record, not made again. Exit codes are
+those of sanad run; a run that has ended cannot be resumed (exit 1).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withRun(cmd.Context(), args[0], func(h *home.Home) error {
-				e, err := newEngine(h, opt)
-				if err != nil {
-					return err
-				}
-				res, err := e.resume(cmd.Context(), args[0])
-				if err != nil {
-					return conflictFailure(err)
-				}
-				return a.reportRun(res, nil, e.mode())
-			})
+			ctx := cmd.Context()
+			r, err := a.runnerFor(ctx, args[0], opt)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := r.Resume(ctx, args[0])
+			if err != nil {
+				return conflictFailure(err)
+			}
+			return a.reportRun(res, nil)
 		},
 	})
-	engineFlags(c, &opt)
+	runnerFlags(c, &opt)
 	return c
+}
+
+// runnerFor opens a runner able to go on with the workflow run id: the
+// built-in playbooks, and, for a run of a workflow file, a playbook made of
+// the definition its record holds with opt's agents and policy.
+func (a *app) runnerFor(ctx context.Context, id string, opt runnerOptions) (*runner.Runner, error) {
+	r, err := a.openRunner(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	d, err := r.Describe(ctx, id)
+	if err != nil {
+		r.Close()
+		return nil, notFound(err, id)
+	}
+	name := d.Playbook
+	if name == "" {
+		name = d.Name
+	}
+	if _, ok := r.Playbook(name); ok {
+		return r, nil
+	}
+	def, err := workflow.Parse("the recorded definition of run "+id, d.Definition)
+	var pb *playbook.Playbook
+	if err == nil {
+		pb, err = definitionPlaybook(def, opt)
+	}
+	if err == nil {
+		pb.Name = name
+		err = r.Register(pb)
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 func (a *app) runsCancelCommand() *cobra.Command {
@@ -216,21 +251,20 @@ func (a *app) runsCancelCommand() *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withRun(ctx, args[0], func(h *home.Home) error {
-				e, err := newEngine(h, engineOptions{NoModels: true})
-				if err != nil {
-					return err
-				}
-				if err := e.cancel(ctx, args[0], reason); err != nil {
-					return err
-				}
-				rec, err := h.DB.Run(ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return a.report(map[string]any{"run": rec.ID, "trace": rec.Trace, "status": rec.Status}, func() {
-					fmt.Fprintf(a.stdout, "run %s %s\n", rec.ID, rec.Status)
-				})
+			r, err := a.runnerFor(ctx, args[0], runnerOptions{NoModels: true})
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if err := r.Cancel(ctx, args[0], reason); err != nil {
+				return conflictFailure(err)
+			}
+			v, err := r.Show(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			return a.report(map[string]any{"run": v.Run.ID, "trace": v.Run.Trace, "status": v.Run.Status}, func() {
+				fmt.Fprintf(a.stdout, "run %s %s\n", v.Run.ID, v.Run.Status)
 			})
 		},
 	})

@@ -3,19 +3,16 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
-	"github.com/sanadhq/sanad/home"
-	"github.com/sanadhq/sanad/ledger"
-	"github.com/sanadhq/sanad/model"
+	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/playbook/protocol"
+	"github.com/sanadhq/sanad/runner"
 )
 
 func (a *app) sessionCommand() *cobra.Command {
@@ -43,28 +40,12 @@ func (m *sessionModes) flags(c *cobra.Command) {
 	c.Flags().BoolVar(&m.deterministic, "deterministic", false, "use the deterministic planner and critic even when a model is configured")
 }
 
-// sessionEngine returns the session engine over h: the built-in session
-// tools under the session policy. When a reasoning model is configured (and
-// not refused with --deterministic), the planner and the critic ask it,
-// each call recorded as a model_call run of the session; the critic's model
-// can only be stricter than the policy.
-func sessionEngine(h *home.Home, m sessionModes) (*protocol.Engine, error) {
-	cfg := protocol.Config{Runs: h.Runs, Store: h.DB, Artifacts: h.Artifacts}
-	if !m.deterministic {
-		setup, err := loadModels(h.Dir, m.modelConfig, os.Environ())
-		if err != nil {
-			return nil, err
-		}
-		if _, ok := setup.cfg.Classes[model.ClassReasoning]; ok {
-			reg, err := setup.open()
-			if err != nil {
-				return nil, err
-			}
-			rec := &model.Recorder{Runs: h.Runs, Artifacts: h.Artifacts, Registry: reg}
-			cfg.Generate = protocol.Recorded(rec, model.ClassReasoning)
-		}
-	}
-	return protocol.New(cfg)
+// sessionRunner opens a runner with the built-in session playbook. When a
+// reasoning model is configured (and not refused with --deterministic), the
+// planner and the critic ask it, each call recorded as a model_call run of
+// the session; the critic's model can only be stricter than the policy.
+func (a *app) sessionRunner(ctx context.Context, m sessionModes) (*runner.Runner, error) {
+	return a.openRunner(ctx, runnerOptions{ModelConfig: m.modelConfig, NoModels: m.deterministic})
 }
 
 func (a *app) sessionRunCommand() *cobra.Command {
@@ -88,13 +69,12 @@ session abort); 2 for a task file that is not valid.`,
 			if caseID == "" {
 				caseID = task.Name
 			}
-			return a.withHome(ctx, func(h *home.Home) error {
-				e, err := sessionEngine(h, modes)
-				if err != nil {
-					return err
-				}
-				return a.reportSession(e.Start(ctx, task, protocol.Options{Scope: sanad.Scope{Tenant: tenant, Case: caseID}}))
-			})
+			r, err := a.sessionRunner(ctx, modes)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			return a.reportSession(r.StartSession(ctx, examples.SessionPlaybook, task, runner.Options{Scope: sanad.Scope{Tenant: tenant, Case: caseID}}))
 		},
 	})
 	modes.flags(c)
@@ -133,17 +113,19 @@ trace that fails the check fails the session. Exit codes are those of sanad sess
 session that has ended cannot be resumed (exit 1).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withRun(cmd.Context(), args[0], func(h *home.Home) error {
-				e, err := sessionEngine(h, modes)
-				if err != nil {
-					return err
-				}
-				res, err := e.Resume(cmd.Context(), args[0])
-				if sanad.ErrorCode(err) == sanad.CodeConflict {
-					return failure{err}
-				}
-				return a.reportSession(res, err)
-			})
+			r, err := a.sessionRunner(cmd.Context(), modes)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := r.ResumeSession(cmd.Context(), examples.SessionPlaybook, args[0])
+			if err != nil && res.Session == "" {
+				return conflictFailure(notFound(err, args[0]))
+			}
+			if sanad.ErrorCode(err) == sanad.CodeConflict {
+				return failure{err}
+			}
+			return a.reportSession(res, err)
 		},
 	})
 	modes.flags(c)
@@ -160,18 +142,17 @@ to aborted, recording who asked and why, and ends its run as cancelled. Exit 0 w
 abort is recorded; 1 when the session has already ended.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withRun(cmd.Context(), args[0], func(h *home.Home) error {
-				e, err := sessionEngine(h, sessionModes{deterministic: true})
-				if err != nil {
-					return err
-				}
-				res, err := e.Abort(cmd.Context(), args[0], protocol.Operator{Agent: as, Role: "operator"}, reason)
-				if err != nil {
-					return conflictFailure(err)
-				}
-				return a.report(sessionReportOf(res), func() {
-					fmt.Fprintf(a.stdout, "session %s aborted by %s (trace %s)\n", res.Session, as, res.Trace)
-				})
+			r, err := a.sessionRunner(cmd.Context(), sessionModes{deterministic: true})
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := r.AbortSession(cmd.Context(), examples.SessionPlaybook, args[0], protocol.Operator{Agent: as, Role: "operator"}, reason)
+			if err != nil {
+				return conflictFailure(notFound(err, args[0]))
+			}
+			return a.report(sessionReportOf(res), func() {
+				fmt.Fprintf(a.stdout, "session %s aborted by %s (trace %s)\n", res.Session, as, res.Trace)
 			})
 		},
 	})
@@ -252,13 +233,13 @@ func (a *app) sessionShowCommand() *cobra.Command {
 		Short: "Show a session: its state, its verification, and every event of its trace in order",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var v *sessionView
-			err := a.withHomeRead(cmd.Context(), func(h *home.Home) (err error) {
-				v, err = showSession(cmd.Context(), h, args[0])
+			var v *runner.SessionView
+			err := a.withRunnerRead(cmd.Context(), func(r *runner.Runner) (err error) {
+				v, err = r.ShowSession(cmd.Context(), args[0])
 				return err
 			})
 			if err != nil {
-				return err
+				return failure{notFound(err, args[0])}
 			}
 			if a.jsonOut {
 				return a.printJSON(v)
@@ -276,116 +257,4 @@ func (a *app) sessionShowCommand() *cobra.Command {
 			return nil
 		},
 	})
-}
-
-// sessionView is what session show prints with --json.
-type sessionView struct {
-	*protocol.View
-	Events []eventView `json:"events"`
-}
-
-// eventView is one event of a session's trace, with the state it left the
-// session in and a line that says what it records.
-type eventView struct {
-	Seq     uint64         `json:"seq"`
-	Type    string         `json:"type"`
-	Run     string         `json:"run"`
-	Agent   string         `json:"agent"`
-	Role    string         `json:"role,omitempty"`
-	State   protocol.State `json:"state,omitempty"`
-	Summary string         `json:"summary,omitempty"`
-}
-
-// showSession reads the session id from its trace. An unknown id, or a run
-// that is not a session, is a failure (exit 1).
-func showSession(ctx context.Context, h *home.Home, id string) (*sessionView, error) {
-	rec, err := findRun(ctx, h, id)
-	if err != nil {
-		return nil, err
-	}
-	if rec.Kind != sanad.KindSession || rec.ID != rec.Trace {
-		return nil, failure{sanad.Errorf(sanad.CodeInvalidInput, "session.show", "run %s is a %s run, not a session", id, rec.Kind)}
-	}
-	var evs []*ledger.Event
-	err = h.DB.ReadTrace(ctx, rec.Trace, 0, func(s ledger.Stored) error {
-		ev, err := ledger.Decode(s.Raw)
-		if err != nil {
-			return sanad.Wrap(err, sanad.CodeIntegrity, "session.show", fmt.Sprintf("trace %s: %v", rec.Trace, err))
-		}
-		evs = append(evs, ev)
-		return nil
-	})
-	if err != nil {
-		return nil, failure{err}
-	}
-	v, err := protocol.Project(evs)
-	if err != nil {
-		return nil, failure{err}
-	}
-	out := &sessionView{View: v, Events: make([]eventView, len(evs))}
-	for i, e := range evs {
-		out.Events[i] = eventView{Seq: e.Seq, Type: e.Type, Run: e.Run, Agent: e.Actor.Agent, Role: e.Actor.Role, State: v.States[i], Summary: summarize(e)}
-	}
-	return out, nil
-}
-
-// summarize says in a line what an event of a session records.
-func summarize(e *ledger.Event) string {
-	s := e.BodyString
-	field := func(key string) any { v, _ := e.BodyField(key); return v }
-	switch e.Type {
-	case protocol.TypeSessionInitialized:
-		var b protocol.InitializedBody
-		_ = json.Unmarshal(e.Body, &b)
-		return fmt.Sprintf("task %s, %d objective(s), %s mode", b.Task.Name, b.Task.Objectives, b.Mode)
-	case protocol.TypeStateTransition:
-		var b protocol.TransitionBody
-		_ = json.Unmarshal(e.Body, &b)
-		if b.By != nil {
-			return fmt.Sprintf("%s → %s: %s (by %s)", b.From, b.To, b.Reason, b.By.Agent)
-		}
-		return fmt.Sprintf("%s → %s: %s", b.From, b.To, b.Reason)
-	case protocol.TypeProposalCreated:
-		out := fmt.Sprintf("%s for %s, risk %s: %s", s("proposal_id"), s("objective_id"), s("risk"), s("objective"))
-		if r := s("revises"); r != "" {
-			out += fmt.Sprintf(" (revises %s, %s)", r, s("cause"))
-		}
-		return out
-	case protocol.TypeProposalReviewed:
-		return fmt.Sprintf("%s %s: %s", s("proposal_id"), s("status"), s("reason"))
-	case protocol.TypeToolIntentSigned:
-		return fmt.Sprintf("%s %s (risk %s, attempt %v) input %s", s("intent_id"), s("tool"), s("risk_class"), field("attempt"), s("input_hash"))
-	case protocol.TypeToolIntentReviewed:
-		return fmt.Sprintf("%s %s: %s", s("intent_id"), s("decision"), s("reason"))
-	case protocol.TypeToolExecutionStarted:
-		return fmt.Sprintf("%s %s", s("intent_id"), s("tool"))
-	case protocol.TypeToolExecutionCompleted:
-		return fmt.Sprintf("%s %s in run %s, result %s", s("intent_id"), s("tool"), s("run"), s("result_hash"))
-	case protocol.TypeToolExecutionFailed:
-		var b protocol.ExecutionBody
-		_ = json.Unmarshal(e.Body, &b)
-		return fmt.Sprintf("%s %s: %s: %s", b.IntentID, b.Tool, b.Error.Code, b.Error.Message)
-	case protocol.TypeClaimIssued:
-		return fmt.Sprintf("%s (confidence %v, %d artifact(s)): %s", s("claim_id"), field("confidence"), len(e.Refs), s("text"))
-	case protocol.TypeClaimChallenged:
-		var b protocol.ChallengeBody
-		_ = json.Unmarshal(e.Body, &b)
-		return fmt.Sprintf("%s %s: %s", b.ClaimID, b.Kind, strings.Join(b.Reasons, "; "))
-	case protocol.TypeFinalStatementSigned:
-		var b protocol.StatementBody
-		_ = json.Unmarshal(e.Body, &b)
-		ids := make([]string, len(b.Claims))
-		for i, c := range b.Claims {
-			ids[i] = c.ClaimID
-		}
-		return fmt.Sprintf("%s bundles %s", b.StatementID, strings.Join(ids, ", "))
-	case protocol.TypeVerificationRunStarted:
-		return fmt.Sprintf("%s (%s) of head %v", s("verification_id"), s("reason"), field("head_seq"))
-	case protocol.TypeVerificationRunCompleted:
-		return fmt.Sprintf("%s %s, report %s", s("verification_id"), s("status"), s("report"))
-	}
-	if k := s("idempotency_key"); k != "" {
-		return "call " + k
-	}
-	return s("status")
 }
