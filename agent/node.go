@@ -35,6 +35,9 @@ type Input struct {
 	// Prompt is the task as the agent's prompt template renders it with
 	// the inputs (see [Render]); [Prepare] renders it when it is empty.
 	Prompt string
+	// Abilities are the ids of the abilities [Prepare] injected into
+	// SystemPrompt, in the order it put them there.
+	Abilities []string
 	// Chain is the delegation path that led to this task.
 	Chain delegation.Chain
 	// Tools are the tools the agent may call for the task, and the
@@ -116,6 +119,7 @@ func Prepare(lib *Library, p Profile, in Input, budget int) (Input, Injection, e
 		return Input{}, Injection{}, err
 	}
 	in.SystemPrompt = inj.Prompt
+	in.Abilities = append([]string{}, inj.Included...)
 	if in.Prompt == "" {
 		if in.Prompt, err = Render(p, in); err != nil {
 			return Input{}, Injection{}, err

@@ -36,7 +36,8 @@ type Playbook struct {
 	// rules.
 	Nodes map[string]NodeFunc
 	// Tools are the playbook's own tools; Toolkit, when set, makes more of
-	// them over the runtime's stores. The built-in tools are always there.
+	// them over the runtime's stores. A workflow also has the built-in
+	// tools; a session without tools of its own has the protocol's.
 	Tools   []tool.Spec
 	Toolkit func(env Env) ([]tool.Spec, error)
 	// Policy governs its tool calls; nil gives [OpenPolicy]'s.

@@ -113,7 +113,7 @@ func (b *book) perform(ctx context.Context, p agent.Profile, in agent.Input) (js
 	case in.Model != nil:
 		node = llmagent.New(p, llmagent.Config{MaxTurns: b.r.cfg.MaxTurns})
 	default:
-		node = offline.New(p, b.library, b.r.cfg.AbilityBudget)
+		node = offline.New(p)
 	}
 	out, _, err := agent.Run(ctx, node, b.library, in, b.r.cfg.AbilityBudget)
 	if err != nil {

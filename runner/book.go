@@ -56,7 +56,13 @@ func (r *Runner) newBook(p *playbook.Playbook) (*book, error) {
 			return nil, err
 		}
 	}
-	specs := append(slices.Clone(r.builtin), p.Tools...)
+	// A session has the protocol's own tools, under its own policy; a
+	// workflow has the built-in ones besides its own.
+	var specs []tool.Spec
+	if p.Session == nil {
+		specs = slices.Clone(r.builtin)
+	}
+	specs = append(specs, p.Tools...)
 	if p.Toolkit != nil {
 		more, err := p.Toolkit(playbook.Env{Artifacts: r.home.Artifacts})
 		if err != nil {

@@ -229,8 +229,14 @@ func inputJSON(input any) (json.RawMessage, error) {
 	case nil:
 		return nil, nil
 	case json.RawMessage:
+		if len(v) == 0 {
+			return nil, nil
+		}
 		raw = v
 	case []byte:
+		if len(v) == 0 {
+			return nil, nil
+		}
 		raw = v
 	default:
 		b, err := json.Marshal(v)

@@ -61,6 +61,7 @@ type Output struct {
 	Agent        string             `json:"agent"`
 	Role         string             `json:"role"`
 	Task         string             `json:"task"`
+	Abilities    []string           `json:"abilities"`
 	Class        string             `json:"class"`
 	Provider     string             `json:"provider"`
 	Model        string             `json:"model"`
@@ -98,7 +99,7 @@ func (a *Agent) Execute(ctx context.Context, in agent.Input) (agent.Output, erro
 		Tools:     decls,
 		MaxTokens: a.cfg.MaxTokens,
 	}
-	out := Output{Mode: Mode, Agent: p.ID, Role: p.Role, Task: in.Task, Class: in.Model.Class(), Provider: in.Model.Provider()}
+	out := Output{Mode: Mode, Agent: p.ID, Role: p.Role, Task: in.Task, Abilities: append([]string{}, in.Abilities...), Class: in.Model.Class(), Provider: in.Model.Provider()}
 	for turn := 1; ; turn++ {
 		resp, err := in.Model.Generate(ctx, req)
 		if err != nil {

@@ -28,17 +28,12 @@ const Mode = "deterministic"
 // for concurrent use.
 type Agent struct {
 	profile agent.Profile
-	library *agent.Library
-	budget  int
 }
 
 var _ agent.Node = (*Agent)(nil)
 
-// New returns the offline agent of profile p; lib and budget are those its
-// abilities are injected with, recorded in its output.
-func New(p agent.Profile, lib *agent.Library, budget int) *Agent {
-	return &Agent{profile: p, library: lib, budget: budget}
-}
+// New returns the offline agent of profile p.
+func New(p agent.Profile) *Agent { return &Agent{profile: p} }
 
 // Profile implements [agent.Node].
 func (a *Agent) Profile() agent.Profile { return a.profile }
@@ -80,10 +75,6 @@ func (a *Agent) Execute(ctx context.Context, in agent.Input) (agent.Output, erro
 		}
 		return agent.Output{}, sanad.Wrap(err, code, op, "agent "+p.ID+" stopped: "+err.Error())
 	}
-	inj, err := a.library.Inject(p, in.Task, "", a.budget)
-	if err != nil {
-		return agent.Output{}, err
-	}
 	docs := map[string]json.RawMessage{}
 	for step, raw := range in.Inputs {
 		docs[step] = raw
@@ -91,7 +82,7 @@ func (a *Agent) Execute(ctx context.Context, in agent.Input) (agent.Output, erro
 	if len(in.Input) > 0 {
 		docs[InputSource] = in.Input
 	}
-	out := Output{Mode: Mode, Agent: p.ID, Role: p.Role, Task: in.Task, Abilities: append([]string{}, inj.Included...), Inputs: []Source{}}
+	out := Output{Mode: Mode, Agent: p.ID, Role: p.Role, Task: in.Task, Abilities: append([]string{}, in.Abilities...), Inputs: []Source{}}
 	var ev []passage
 	for _, step := range sortedKeys(docs) {
 		c, err := canon.Transform(docs[step])

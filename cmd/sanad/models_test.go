@@ -1,17 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/model/modeltest"
-	"github.com/sanadhq/sanad/workflow"
 )
 
 func TestLoadModels(t *testing.T) {
@@ -125,72 +122,5 @@ func TestModelsExitCodes(t *testing.T) {
 		if code != tc.want || !strings.Contains(errOut, tc.says) {
 			t.Errorf("%v: got exit %d, stderr %q; want exit %d saying %q", tc.args, code, errOut, tc.want, tc.says)
 		}
-	}
-}
-
-// An agent whose model class is configured asks the model, through the
-// step's effect journal; one whose class is not runs offline. Each output
-// says its mode, and a replay asks no model.
-func TestModelAgentSteps(t *testing.T) {
-	srv := modeltest.NewServer(nil)
-	defer srv.Close()
-	e := openEngine(t, engineOptions{Environ: []string{"SANAD_MODEL_REASONING=openai:gpt-test@" + srv.BaseURL()}})
-	if e.mode() != modeModel {
-		t.Errorf("mode: got %s, want model", e.mode())
-	}
-	const wf = `name: mixed
-steps:
-  - id: owners
-    agent: researcher
-    task: Find the ultimate beneficial owners of the target company
-  - id: memo
-    agent: summarizer
-    task: Summarize the findings for the investment committee
-`
-	d, err := workflow.Parse("mixed.yaml", []byte(wf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := e.start(t.Context(), d, nil, sanad.Scope{Tenant: "test", Case: "models"})
-	if err != nil || res.Status != sanad.StatusCompleted {
-		t.Fatalf("start: got %v %+v, %v; want completed", res.Status, res.Errors, err)
-	}
-	var owners modelOutput
-	if err := json.Unmarshal(res.Outputs["owners"], &owners); err != nil {
-		t.Fatal(err)
-	}
-	if owners.Mode != modeModel || owners.Text != "OK" || owners.Model != modeltest.Model || owners.Class != model.ClassReasoning || len(owners.Abilities) == 0 {
-		t.Errorf("researcher's output: got %s, want the model's answer", res.Outputs["owners"])
-	}
-	var memo offlineOutput
-	if err := json.Unmarshal(res.Outputs["memo"], &memo); err != nil || memo.Mode != modeDeterministic {
-		t.Errorf("summarizer's output (class fast, not configured): got %s, want deterministic mode", res.Outputs["memo"])
-	}
-	if n := srv.Requests(); n != 1 {
-		t.Fatalf("requests: got %d, want 1", n)
-	}
-	var body struct {
-		Messages []struct{ Role, Content string }
-	}
-	if err := json.Unmarshal(srv.Bodies()[0], &body); err != nil || len(body.Messages) != 2 {
-		t.Fatalf("request body: got %s, %v; want a system and a user message", srv.Bodies()[0], err)
-	}
-	if sys := body.Messages[0].Content; body.Messages[0].Role != "system" || !strings.Contains(sys, "You are") || !strings.Contains(sys, "Evidence") {
-		t.Errorf("system prompt: got %q, want the agent with its abilities", sys)
-	}
-	if user := body.Messages[1].Content; !strings.HasPrefix(user, "Find the ultimate beneficial owners") {
-		t.Errorf("user message: got %q, want the task", user)
-	}
-
-	wfe, err := e.workflow()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := wfe.Replay(t.Context(), res.Run)
-	if err != nil || string(rep.Outputs["owners"]) != string(res.Outputs["owners"]) {
-		t.Errorf("Replay: got %s, %v; want %s", rep.Outputs["owners"], err, res.Outputs["owners"])
-	}
-	if n := srv.Requests(); n != 1 {
-		t.Errorf("requests after replay: got %d, want 1", n)
 	}
 }

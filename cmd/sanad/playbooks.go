@@ -44,9 +44,9 @@ func runnerFlags(c *cobra.Command, opt *runnerOptions) {
 }
 
 // openRunner opens the home for writing and a runner over it with the
-// models of opt, and registers the built-in playbooks (with opt's agents
-// and policy) except those named in skip.
-func (a *app) openRunner(ctx context.Context, opt runnerOptions, skip ...string) (*runner.Runner, error) {
+// models of opt, and registers the built-in playbooks named in want (with
+// opt's agents and policy); a name that is not built in is skipped.
+func (a *app) openRunner(ctx context.Context, opt runnerOptions, want ...string) (*runner.Runner, error) {
 	cfg := runner.Config{Dir: a.home()}
 	if !opt.NoModels {
 		s, err := loadModels(a.home(), opt.ModelConfig, os.Environ())
@@ -63,7 +63,7 @@ func (a *app) openRunner(ctx context.Context, opt runnerOptions, skip ...string)
 	}
 	pbs, err := examples.Playbooks()
 	if err == nil {
-		err = a.registerAll(r, opt, pbs, skip)
+		err = a.registerAll(r, opt, pbs, want)
 	}
 	if err != nil {
 		r.Close()
@@ -72,9 +72,11 @@ func (a *app) openRunner(ctx context.Context, opt runnerOptions, skip ...string)
 	return r, nil
 }
 
-func (a *app) registerAll(r *runner.Runner, opt runnerOptions, pbs []*playbook.Playbook, skip []string) error {
+// registerAll registers those of pbs named in want, with opt's agents and
+// policy.
+func (a *app) registerAll(r *runner.Runner, opt runnerOptions, pbs []*playbook.Playbook, want []string) error {
 	for _, p := range pbs {
-		if contains(skip, p.Name) {
+		if !contains(want, p.Name) {
 			continue
 		}
 		if p.Workflow != nil {

@@ -90,7 +90,7 @@ func (a *app) runDemo(ctx context.Context, h *home.Home, scope sanad.Scope) (run
 	defer r.Close()
 	pbs, err := examples.Playbooks()
 	if err == nil {
-		err = a.registerAll(r, runnerOptions{NoModels: true}, pbs, nil)
+		err = a.registerAll(r, runnerOptions{NoModels: true}, pbs, []string{"due-diligence"})
 	}
 	if err != nil {
 		return runner.Result{}, err

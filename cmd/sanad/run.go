@@ -58,11 +58,11 @@ Exit 0 when the run completed; 1 when it failed, was denied or cancelled, or wai
 			case !contains(builtinNames(), name):
 				return usagef("%s: no such workflow file or playbook folder, and no built-in playbook of that name (built in: %s)", args[0], strings.Join(builtinNames(), ", "))
 			}
-			var skip []string
-			if pb != nil {
-				skip = append(skip, pb.Name)
+			var want []string
+			if pb == nil {
+				want = append(want, name)
 			}
-			r, err := a.openRunner(ctx, opt, skip...)
+			r, err := a.openRunner(ctx, opt, want...)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/workflow"
 )
 
@@ -69,6 +70,13 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"runs", "list", "--limit", "-1"}, exitUsage},
 		{[]string{"agents", "list", "--agents", filepath.Join(dir, "nowhere")}, exitUsage},
 		{[]string{"agents", "select"}, exitUsage},
+		{[]string{"ledger", "verfy"}, exitUsage},
+		{[]string{"runs", "shwo", res.Run}, exitUsage},
+		{[]string{"ledger", "show", "rnosuchtrace"}, exitFailure},
+		{[]string{"gates", "approve", "gnosuchgate", "--as", "ann", "--role", "operator"}, exitFailure},
+		{[]string{"session", "show", "rnosuchrun"}, exitFailure},
+		{[]string{"artifacts", "cat", "sha256:" + strings.Repeat("0", 64)}, exitFailure},
+		{[]string{"artifacts", "cat", "nothex"}, exitUsage},
 	} {
 		if code, _, errOut := sanadIn(t, home, tc.args...); code != tc.want {
 			t.Errorf("sanad %v: got exit %d, want %d (stderr %q)", tc.args, code, tc.want, errOut)
@@ -81,22 +89,22 @@ func TestRunExitCodes(t *testing.T) {
 func TestReportRun(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		res  workflow.Result
+		res  runner.Result
 		want int
 		says string
 	}{
-		{"completed", workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusCompleted}, exitOK, ""},
-		{"gate", workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusRunning, Gates: []string{"g1"}}, exitFailure,
-			"run r1 waits on gate g1: approve it with `sanad gates approve g1 --policy DIR --as NAME --role operator`, then `sanad runs resume r1`"},
-		{"stopped", workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusRunning}, exitFailure, "resume it with `sanad runs resume r1`"},
-		{"failed", workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusFailed,
-			Errors: []workflow.StepError{{Step: "s", Code: sanad.CodeInvalidInput, Message: "bad"}}}, exitFailure, "run r1 failed: s: bad"},
-		{"cancelled", workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusCancelled}, exitFailure, "run r1 is cancelled"},
+		{"completed", runner.Result{Mode: runner.ModeDeterministic, Result: workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusCompleted}}, exitOK, ""},
+		{"gate", runner.Result{Mode: runner.ModeDeterministic, Result: workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusRunning, Gates: []string{"g1"}}}, exitFailure,
+			"run r1 waits on gate g1: approve it with `sanad gates approve g1 --as NAME --role operator` (it then resumes), or reject it"},
+		{"stopped", runner.Result{Mode: runner.ModeDeterministic, Result: workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusRunning}}, exitFailure, "resume it with `sanad runs resume r1`"},
+		{"failed", runner.Result{Mode: runner.ModeDeterministic, Result: workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusFailed,
+			Errors: []workflow.StepError{{Step: "s", Code: sanad.CodeInvalidInput, Message: "bad"}}}}, exitFailure, "run r1 failed: s: bad"},
+		{"cancelled", runner.Result{Mode: runner.ModeDeterministic, Result: workflow.Result{Run: "r1", Trace: "r1", Status: sanad.StatusCancelled}}, exitFailure, "run r1 is cancelled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			a := &app{stdout: &out, jsonOut: true}
-			err := a.reportRun(tc.res, nil, modeDeterministic)
+			err := a.reportRun(tc.res, nil)
 			code := exitOK
 			if err != nil {
 				code = exitCode(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/playbook"
 	"github.com/sanadhq/sanad/runner"
@@ -224,7 +225,15 @@ func (a *app) runnerFor(ctx context.Context, id string, opt runnerOptions) (*run
 	if name == "" {
 		name = d.Name
 	}
-	if _, ok := r.Playbook(name); ok {
+	if contains(builtinNames(), name) {
+		pbs, err := examples.Playbooks()
+		if err == nil {
+			err = a.registerAll(r, opt, pbs, []string{name})
+		}
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
 		return r, nil
 	}
 	def, err := workflow.Parse("the recorded definition of run "+id, d.Definition)

@@ -45,7 +45,7 @@ func (m *sessionModes) flags(c *cobra.Command) {
 // planner and the critic ask it, each call recorded as a model_call run of
 // the session; the critic's model can only be stricter than the policy.
 func (a *app) sessionRunner(ctx context.Context, m sessionModes) (*runner.Runner, error) {
-	return a.openRunner(ctx, runnerOptions{ModelConfig: m.modelConfig, NoModels: m.deterministic})
+	return a.openRunner(ctx, runnerOptions{ModelConfig: m.modelConfig, NoModels: m.deterministic}, examples.SessionPlaybook)
 }
 
 func (a *app) sessionRunCommand() *cobra.Command {

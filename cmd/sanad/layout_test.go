@@ -1,0 +1,53 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommandHoldsOnlyWiring keeps the command line a thin client of the
+// runner: package main declares no agent (no Execute or ValidateOutput
+// method), no tool (no tool.Spec, no tool.Define), and no projection of
+// events (it reads no event body, and decodes events only to print the
+// envelope `ledger show` lists). Such code belongs to the package that owns
+// the concept, where a Go program can use it too.
+func TestCommandHoldsOnlyWiring(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Recv != nil && (n.Name.Name == "Execute" || n.Name.Name == "ValidateOutput") {
+					t.Errorf("%s: method %s: an agent implementation belongs in agent/ or a playbook, not in package main", fset.Position(n.Pos()), n.Name.Name)
+				}
+			case *ast.SelectorExpr:
+				pkg, ok := n.X.(*ast.Ident)
+				name := n.Sel.Name
+				switch {
+				case ok && pkg.Name == "tool" && (name == "Spec" || name == "Define" || name == "MustDefine" || name == "Func" || name == "NewRegistry"):
+					t.Errorf("%s: tool.%s: a tool implementation belongs in tool/builtin or a playbook, not in package main", fset.Position(n.Pos()), name)
+				case name == "Body" || name == "BodyField" || name == "BodyString" || strings.HasSuffix(name, "Body") && ok && pkg.Name != "ledger":
+					t.Errorf("%s: %s: reading event bodies is a projection; it belongs in the package that owns the events", fset.Position(n.Pos()), name)
+				case ok && pkg.Name == "ledger" && name == "Decode" && file != "ledger.go":
+					t.Errorf("%s: ledger.Decode: decoding events is a projection; it belongs in runner or the package that owns the events", fset.Position(n.Pos()))
+				}
+			}
+			return true
+		})
+	}
+}
