@@ -162,3 +162,26 @@ func Run(ctx context.Context, node Node, lib *Library, in Input, budget int) (Ou
 	}
 	return out, inj, nil
 }
+
+// Func returns the [Node] of profile p whose Execute is fn, for an agent
+// written as one function. Its ValidateOutput accepts an output whose
+// Content is one JSON value.
+func Func(p Profile, fn func(ctx context.Context, in Input) (Output, error)) Node {
+	return funcNode{p: p, fn: fn}
+}
+
+type funcNode struct {
+	p  Profile
+	fn func(ctx context.Context, in Input) (Output, error)
+}
+
+func (n funcNode) Profile() Profile { return n.p }
+
+func (n funcNode) Execute(ctx context.Context, in Input) (Output, error) { return n.fn(ctx, in) }
+
+func (n funcNode) ValidateOutput(out Output) error {
+	if !json.Valid(out.Content) {
+		return errors.New("the content is not one JSON value")
+	}
+	return nil
+}

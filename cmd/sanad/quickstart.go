@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -70,6 +71,9 @@ bundle, and verifies the bundle offline against the home's log key.`,
 				}
 				fmt.Fprintf(a.stdout, "Ran the due-diligence playbook as run %s: %d steps %s, %d runs, %d signed events, %d artifacts (deterministic mode: no model configured).\n",
 					run.Run, len(run.Outputs), run.Status, len(children), rep.Events, rep.Artifacts)
+				for _, f := range conflicts(run.Outputs["analysis"]) {
+					fmt.Fprintf(a.stdout, "The analyst found: %s.\n", f)
+				}
 				fmt.Fprintf(a.stdout, "Replayed it from its record: the same outputs, and no tool or model called.\n")
 				fmt.Fprintf(a.stdout, "Exported the trace to %s\n", out)
 				fmt.Fprintf(a.stdout, "Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", rep.Checkpoint, rep.TreeSize)
@@ -112,4 +116,22 @@ func (a *app) runDemo(ctx context.Context, h *home.Home, scope sanad.Scope) (run
 		}
 	}
 	return res, nil
+}
+
+// conflicts returns what an agent's output reports as sources that
+// disagree.
+func conflicts(out json.RawMessage) []string {
+	var o struct {
+		Findings []struct{ Kind, Statement string }
+	}
+	if json.Unmarshal(out, &o) != nil {
+		return nil
+	}
+	var found []string
+	for _, f := range o.Findings {
+		if f.Kind == "conflict" {
+			found = append(found, f.Statement)
+		}
+	}
+	return found
 }
