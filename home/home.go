@@ -17,13 +17,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/artifact"
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/gate"
+	"github.com/sanadhq/sanad/internal/lockfile"
 	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/model"
@@ -56,7 +56,7 @@ type Home struct {
 	Ledger    *ledger.Ledger // nil when read-only
 	Runs      *runs.Recorder // nil when read-only
 	Types     *ledger.Types
-	lock      *os.File
+	unlock    func() error // releases the writer lock; nil when read-only
 }
 
 // Vocabularies returns the event vocabularies of every built-in package.
@@ -92,7 +92,7 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("cannot create home %s: %v", cfg.Dir, err))
 		}
-		if h.lock, err = lockHome(cfg.Dir); err != nil {
+		if h.unlock, err = lockHome(cfg.Dir); err != nil {
 			return nil, err
 		}
 	}
@@ -180,22 +180,38 @@ func (h *Home) Close() error {
 	if h.DB != nil {
 		errs = append(errs, h.DB.Close())
 	}
-	if h.lock != nil {
-		errs = append(errs, h.lock.Close())
+	if h.unlock != nil {
+		errs = append(errs, h.unlock())
+		h.unlock = nil
 	}
 	return errors.Join(errs...)
 }
 
-// lockHome takes the home's writer lock, so that one process appends at a time.
-func lockHome(dir string) (*os.File, error) {
-	const op = "home.lock"
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+// Locked reports whether a process has the home in dir open for writing:
+// whether it holds the home's writer lock, which the operating system
+// releases when that process exits, however it exits. It does not open the
+// home. For the instant it tests the lock it holds it, so an Open racing
+// with it may find the home in use and must be tried again.
+func Locked(dir string) (bool, error) {
+	held, err := lockfile.Held(lockPath(dir))
 	if err != nil {
-		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("cannot open lock file in %s: %v", dir, err))
+		return false, sanad.Wrap(err, sanad.CodeInvalidInput, "home.locked", fmt.Sprintf("cannot test the lock of home %s: %v", dir, err))
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+	return held, nil
+}
+
+func lockPath(dir string) string { return filepath.Join(dir, "lock") }
+
+// lockHome takes the home's writer lock, so that one process appends at a
+// time, and returns the function that releases it.
+func lockHome(dir string) (unlock func() error, err error) {
+	const op = "home.lock"
+	unlock, ok, err := lockfile.TryLock(lockPath(dir))
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("cannot lock home %s: %v", dir, err))
+	}
+	if !ok {
 		return nil, sanad.Errorf(sanad.CodeUnavailable, op, "home %s is in use by another sanad process", dir)
 	}
-	return f, nil
+	return unlock, nil
 }

@@ -6,11 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // KillAt returns a crash hook (the Crash of a workflow, ledger, store or
-// session Config) that kills the process with SIGKILL at the n-th pass
+// session Config) that kills the process (SIGKILL on Unix, TerminateProcess
+// on Windows) at the n-th pass
 // through a named point, spec being "point:n". Before dying it calls hit
 // with the point, so that a parent reading the output knows where it
 // stopped. An empty spec gives a hook that does nothing.
@@ -35,8 +35,10 @@ func KillAt(spec string, hit func(point string)) (func(string), error) {
 		mu.Unlock()
 		if h == n {
 			hit(p)
-			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-			select {} // the signal is on its way
+			if self, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = self.Kill()
+			}
+			select {} // the kill is on its way
 		}
 	}, nil
 }
