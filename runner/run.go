@@ -34,7 +34,8 @@ type Result struct {
 // and runs it to its end or to a gate it waits on. The run's failure is in
 // the Result (see [workflow.Result.Err]); the error is for a run that could
 // not be recorded or was denied.
-func (r *Runner) Run(ctx context.Context, name string, input any, opt Options) (Result, error) {
+func (r *Runner) Run(ctx context.Context, name string, input any, opt Options) (_ Result, err error) {
+	var res workflow.Result
 	const op = "runner.run"
 	b, err := r.book(name)
 	if err != nil {
@@ -61,9 +62,19 @@ func (r *Runner) Run(ctx context.Context, name string, input any, opt Options) (
 	if reason == "" {
 		reason = "playbook " + name + " started through the runner"
 	}
-	res, err := b.engine.Start(ctx, b.pb.Workflow, in, workflow.Options{
+	var release func(ended bool)
+	defer func() {
+		if release != nil {
+			release(ended(res.Status))
+		}
+	}()
+	res, err = b.engine.Start(ctx, b.pb.Workflow, in, workflow.Options{
 		Scope: scope, CorrelationID: opt.CorrelationID, Playbook: name,
 		Decision: runs.Decision{Allow: true, Rule: caller, Reason: reason, PolicyVersions: b.policy.Versions()},
+		Started: func(id string) (err error) {
+			release, err = r.hold(id)
+			return err
+		},
 	})
 	return Result{Result: res, Playbook: name, Mode: b.mode()}, err
 }
@@ -116,7 +127,12 @@ func (r *Runner) Resume(ctx context.Context, runID string) (Result, error) {
 	if err := b.wire(); err != nil {
 		return Result{}, err
 	}
+	release, err := r.hold(runID)
+	if err != nil {
+		return Result{}, err
+	}
 	res, err := b.engine.Resume(ctx, runID)
+	release(ended(res.Status))
 	return Result{Result: res, Playbook: b.pb.Name, Mode: b.mode()}, err
 }
 
@@ -145,5 +161,20 @@ func (r *Runner) Cancel(ctx context.Context, runID, reason string) error {
 	if err := b.wire(); err != nil {
 		return err
 	}
-	return b.engine.Cancel(ctx, runID, reason)
+	release, err := r.hold(runID)
+	if err != nil {
+		return err
+	}
+	err = b.engine.Cancel(ctx, runID, reason)
+	release(err == nil)
+	return err
+}
+
+// ended reports whether status is one a run ends in.
+func ended(status sanad.RunStatus) bool {
+	switch status {
+	case sanad.StatusCompleted, sanad.StatusFailed, sanad.StatusDenied, sanad.StatusCancelled:
+		return true
+	}
+	return false
 }

@@ -91,16 +91,13 @@ type Runner struct {
 
 	mu    sync.RWMutex // guards books
 	books map[string]*book
-
-	liveMu sync.Mutex     // guards live
-	live   map[string]int // root run id → calls of this process running it
 }
 
 // Open opens the home of cfg and returns a runner over it, with no playbook
 // registered.
 func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	const op = "runner.open"
-	r := &Runner{cfg: cfg, books: map[string]*book{}, live: map[string]int{}}
+	r := &Runner{cfg: cfg, books: map[string]*book{}}
 	switch {
 	case cfg.Home != nil:
 		r.home = cfg.Home

@@ -113,6 +113,9 @@ type Options struct {
 	// Playbook names the playbook the run belongs to; it is recorded with
 	// the definition (see [DefinedBody]).
 	Playbook string
+	// Started, when set, is called with the run's id once the run is
+	// recorded, before its first step runs.
+	Started func(run string) error
 }
 
 // StepError is the failure of one step.
@@ -211,6 +214,15 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 		x.pending = append(x.pending, started)
 	}
 	e.crash(PointAfterStart)
+	if opt.Started != nil {
+		if err := opt.Started(run.Record.ID); err != nil {
+			// The run is recorded and has not begun: a resume begins it.
+			if ferr := x.flush(); ferr != nil {
+				err = ferr
+			}
+			return Result{Run: run.Record.ID, Trace: run.Record.Trace, Status: sanad.StatusRunning}, err
+		}
+	}
 	return x.execute(ctx), nil
 }
 
