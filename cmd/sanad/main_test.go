@@ -48,18 +48,32 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// jsonenv VAR FILE KEY sets VAR to the string (or number) at KEY of the first
-// JSON value in FILE.
+// jsonenv VAR FILE PATH sets VAR to the string (or number) at PATH of the
+// first JSON value in FILE: keys and array indexes joined by dots, such as
+// run or gates.0.
 func jsonEnv(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 {
-		ts.Fatalf("usage: jsonenv VAR FILE KEY")
+		ts.Fatalf("usage: jsonenv VAR FILE PATH")
 	}
-	var m map[string]any
+	var v any
 	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(args[1])))
-	ts.Check(dec.Decode(&m))
-	v, ok := m[args[2]]
-	if !ok {
-		ts.Fatalf("no key %q in %s", args[2], args[1])
+	ts.Check(dec.Decode(&v))
+	for _, k := range strings.Split(args[2], ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[k]; !ok {
+				ts.Fatalf("no key %q in %s", k, args[1])
+			}
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) {
+				ts.Fatalf("no index %q in %s", k, args[1])
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("%q of %s is not in an object or an array", k, args[1])
+		}
 	}
 	switch x := v.(type) {
 	case string:
@@ -67,7 +81,7 @@ func jsonEnv(ts *testscript.TestScript, neg bool, args []string) {
 	case float64:
 		ts.Setenv(args[0], strconv.FormatFloat(x, 'f', -1, 64))
 	default:
-		ts.Fatalf("key %q is not a string or number", args[2])
+		ts.Fatalf("%q is not a string or number", args[2])
 	}
 }
 
