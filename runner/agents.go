@@ -187,6 +187,7 @@ func (t *toolbox) Tools() []agent.ToolInfo { return slices.Clone(t.offered) }
 // itself (stopped, waiting on a gate, not recordable) are returned as they
 // are.
 func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (json.RawMessage, error) {
+	name = t.resolve(name)
 	out, err := t.call(ctx, workflow.ToolCall{Tool: name, Input: input})
 	if err == nil || ctx.Err() != nil {
 		return out, err
@@ -196,6 +197,22 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 		return nil, err
 	}
 	return nil, &agent.ToolError{Tool: name, Code: se.Code, Message: sanad.ErrorMessage(err)}
+}
+
+// resolve returns the tool name stands for: itself when a tool has that
+// name, else the tool a model would know under it (its dots made '_', see
+// llmagent.FunctionName), so that a call to a tool the agent was not offered
+// still reaches the gateway by the tool's name, to be judged by policy.
+func (t *toolbox) resolve(name string) string {
+	if _, ok := t.b.tools.Lookup(name); ok {
+		return name
+	}
+	for _, s := range t.b.tools.List() {
+		if llmagent.FunctionName(s.Name) == name {
+			return s.Name
+		}
+	}
+	return name
 }
 
 // model returns the agent's model of class, its calls made through
