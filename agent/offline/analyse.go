@@ -60,6 +60,7 @@ type passage struct {
 	ref     Ref
 	text    string
 	derived bool
+	kind    string // a derived passage's finding kind
 }
 
 // skipped are members of an output that describe it rather than state
@@ -91,7 +92,7 @@ func passages(step string, raw json.RawMessage) []passage {
 			if fs, ok := agentFindings(t); ok {
 				for i, f := range fs {
 					if len(out) < maxPassages && f.Kind != KindFigure && f.Kind != KindEntity && f.Kind != KindDate {
-						out = append(out, passage{ref: Ref{Step: step, Path: path + ".findings[" + strconv.Itoa(i) + "]"}, text: f.Statement, derived: true})
+						out = append(out, passage{ref: Ref{Step: step, Path: path + ".findings[" + strconv.Itoa(i) + "]"}, text: f.Statement, derived: true, kind: f.Kind})
 					}
 				}
 				return
@@ -224,7 +225,7 @@ func analyse(task string, ev []passage) []Finding {
 		findings = append(findings, Finding{Kind: kind, Statement: clip(statement, maxStatement), Sources: refs})
 	}
 	// What bears on the task: passages sharing the most of its terms.
-	terms := keywords(task)
+	terms, termWord := keywords(task)
 	type scored struct {
 		p     passage
 		score int
@@ -244,6 +245,11 @@ func analyse(task string, ev []passage) []Finding {
 			}
 		}
 		if n > 0 {
+			// What another agent found contradicting is what a reader
+			// of its work most needs to see.
+			if p.derived && p.kind == KindConflict {
+				n += 2
+			}
 			rel = append(rel, scored{p, n})
 		}
 	}
@@ -254,7 +260,7 @@ func analyse(task string, ev []passage) []Finding {
 			add(KindRelevant, fmt.Sprintf("%s found: %s", p.ref.Step, p.text), p.ref)
 			continue
 		}
-		add(KindRelevant, fmt.Sprintf("%q (%d of the task's %d terms)", p.text, rel[i].score, len(terms)), p.ref)
+		add(KindRelevant, fmt.Sprintf("%q (%d of the task's %d terms)", p.text, min(rel[i].score, len(terms)), len(terms)), p.ref)
 	}
 	// What the task asks about that nothing mentions.
 	all := map[string]bool{}
@@ -266,7 +272,7 @@ func analyse(task string, ev []passage) []Finding {
 	var missing []string
 	for _, t := range terms {
 		if !all[t] {
-			missing = append(missing, t)
+			missing = append(missing, termWord[t])
 		}
 	}
 	if len(missing) > 0 {
@@ -487,21 +493,22 @@ func wordSet(s string) map[string]bool {
 	return m
 }
 
-// keywords returns the terms of a task, stemmed, in order, once each.
-func keywords(task string) []string {
+// keywords returns the terms of a task, stemmed, in order, once each, and
+// the word of the task each stem came from.
+func keywords(task string) ([]string, map[string]string) {
 	var out []string
-	seen := map[string]bool{}
+	word := map[string]string{}
 	for _, w := range words(task) {
 		if stopwords[w] || len(w) < 3 {
 			continue
 		}
 		s := stem(w)
-		if !seen[s] {
-			seen[s] = true
+		if _, seen := word[s]; !seen {
+			word[s] = w
 			out = append(out, s)
 		}
 	}
-	return out
+	return out, word
 }
 
 // stems returns the set of stemmed words of text.
