@@ -100,4 +100,3 @@ func (r *Runner) ShowSession(ctx context.Context, id string) (*SessionView, erro
 	}
 	return out, nil
 }
-

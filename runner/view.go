@@ -26,12 +26,12 @@ const (
 // workflow run its playbook, workflow, each step's outcome with its output,
 // the gates it waits on, and its child runs.
 type RunView struct {
-	Run      sanad.Run               `json:"run"`
-	Playbook string                  `json:"playbook,omitempty"`
-	Workflow string                  `json:"workflow,omitempty"`
-	Steps    []workflow.StepOutcome  `json:"steps,omitempty"`
-	Gates    []gate.Gate             `json:"gates,omitempty"`
-	Children []sanad.Run             `json:"children"`
+	Run      sanad.Run              `json:"run"`
+	Playbook string                 `json:"playbook,omitempty"`
+	Workflow string                 `json:"workflow,omitempty"`
+	Steps    []workflow.StepOutcome `json:"steps,omitempty"`
+	Gates    []gate.Gate            `json:"gates,omitempty"`
+	Children []sanad.Run            `json:"children"`
 	// State says, of a run whose status is running, whether it is live,
 	// waiting on a gate or interrupted (StateLive, StateWaiting,
 	// StateInterrupted); it is empty for a run that has ended.

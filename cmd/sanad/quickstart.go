@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,8 +12,8 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
-	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/runner"
 )
 

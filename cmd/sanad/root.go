@@ -94,8 +94,8 @@ func exitCode(err error) int {
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "sanad",
-		Short:         "Governed, auditable multi-agent runtime",
+		Use:   "sanad",
+		Short: "Governed, auditable multi-agent runtime",
 		Long: `sanad runs agents under policy and records every step as a signed event in a tamper-evident Merkle log.
 
 Every claim has a chain of evidence, and every action has a signed record.
