@@ -35,12 +35,22 @@ func TestCommandHoldsOnlyWiring(t *testing.T) {
 				if n.Recv != nil && (n.Name.Name == "Execute" || n.Name.Name == "ValidateOutput") {
 					t.Errorf("%s: method %s: an agent implementation belongs in agent/ or a playbook, not in package main", fset.Position(n.Pos()), n.Name.Name)
 				}
+			case *ast.CompositeLit:
+				if sel, ok := n.Type.(*ast.SelectorExpr); ok && isPkg(sel.X, "tool") && sel.Sel.Name == "Spec" {
+					t.Errorf("%s: tool.Spec{…}: a tool implementation belongs in tool/builtin or a playbook, not in package main", fset.Position(n.Pos()))
+				}
+			case *ast.CallExpr:
+				fn := n.Fun
+				if ix, ok := fn.(*ast.IndexListExpr); ok {
+					fn = ix.X
+				}
+				if sel, ok := fn.(*ast.SelectorExpr); ok && isPkg(sel.X, "tool") && (sel.Sel.Name == "Define" || sel.Sel.Name == "MustDefine" || sel.Sel.Name == "NewRegistry") {
+					t.Errorf("%s: tool.%s: a tool implementation belongs in tool/builtin or a playbook, not in package main", fset.Position(n.Pos()), sel.Sel.Name)
+				}
 			case *ast.SelectorExpr:
 				pkg, ok := n.X.(*ast.Ident)
 				name := n.Sel.Name
 				switch {
-				case ok && pkg.Name == "tool" && (name == "Spec" || name == "Define" || name == "MustDefine" || name == "Func" || name == "NewRegistry"):
-					t.Errorf("%s: tool.%s: a tool implementation belongs in tool/builtin or a playbook, not in package main", fset.Position(n.Pos()), name)
 				case name == "Body" || name == "BodyField" || name == "BodyString" || strings.HasSuffix(name, "Body") && ok && pkg.Name != "ledger":
 					t.Errorf("%s: %s: reading event bodies is a projection; it belongs in the package that owns the events", fset.Position(n.Pos()), name)
 				case ok && pkg.Name == "ledger" && name == "Decode" && file != "ledger.go":
@@ -50,4 +60,9 @@ func TestCommandHoldsOnlyWiring(t *testing.T) {
 			return true
 		})
 	}
+}
+
+func isPkg(x ast.Expr, name string) bool {
+	id, ok := x.(*ast.Ident)
+	return ok && id.Name == name
 }
