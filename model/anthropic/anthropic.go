@@ -174,7 +174,7 @@ func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Parameters)
 		if err != nil {
-			return p, sanad.Errorf(sanad.CodeInvalidInput, op, "tool %s: %s", t.Name, err.Error())
+			return p, sanad.Wrap(err, sanad.CodeInvalidInput, op, "tool "+t.Name+": "+err.Error())
 		}
 		tp := &sdk.ToolParam{Name: t.Name, InputSchema: schema}
 		if t.Description != "" {
@@ -195,7 +195,7 @@ func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 	if req.Output != nil {
 		schema, err := call.Schema(req.Output.Schema)
 		if err != nil {
-			return p, sanad.Errorf(sanad.CodeInvalidInput, op, "the output schema is not a JSON object")
+			return p, sanad.Wrap(err, sanad.CodeInvalidInput, op, "the output schema is not a JSON object")
 		}
 		p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}

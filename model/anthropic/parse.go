@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/model/internal/call"
 )
@@ -268,7 +267,7 @@ func (s *streamState) response() (model.Response, error) {
 	}
 	calls, err := s.acc.ToolCalls()
 	if err != nil {
-		return model.Response{}, errors.New(sanad.ErrorMessage(err))
+		return model.Response{}, err
 	}
 	for i := range calls {
 		if calls[i].ID == "" {

@@ -226,7 +226,7 @@ func (m *Model) Embed(ctx context.Context, texts []string) (model.Embeddings, er
 				return m.ep.AttemptError(err, hr)
 			}
 			if got, err = parseEmbeddings(raw, len(batch)); err != nil {
-				return m.ep.Invalid(op, "%s", err.Error())
+				return m.ep.Invalid(op, err)
 			}
 			return nil
 		})

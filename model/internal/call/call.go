@@ -318,10 +318,41 @@ func (e *Endpoint) Interrupted(ctx context.Context, op string, err error) error 
 	return e.fail(err, sanad.CodeDependencyDown, op, "the stream from %s model %s broke off: %s", e.Provider, e.Model, err.Error())
 }
 
-// Invalid returns the MODEL_OUTPUT_INVALID error of a malformed answer.
-func (e *Endpoint) Invalid(op, format string, args ...any) error {
-	msg := fmt.Sprintf("%s model %s sent a malformed answer: ", e.Provider, e.Model) + fmt.Sprintf(format, args...)
-	return sanad.Errorf(sanad.CodeModelOutput, op, "%s", e.Redact(msg))
+// Invalid returns the MODEL_OUTPUT_INVALID error of a malformed answer; err
+// says what is wrong with it. The error keeps err as its cause, so that
+// errors.Is and errors.As still find it, unless the key is in its text: then
+// the cause is a copy with the key taken out (see [Endpoint.scrub]).
+func (e *Endpoint) Invalid(op string, err error) error {
+	msg := fmt.Sprintf("%s model %s sent a malformed answer: %s", e.Provider, e.Model, sanad.ErrorMessage(err))
+	return sanad.Wrap(e.scrub(err), sanad.CodeModelOutput, op, e.Redact(msg))
+}
+
+// scrub returns err as a cause that may be kept: err itself when no error of
+// its chain holds the API key in its text; otherwise a copy without the key,
+// in which a *sanad.Error keeps its code and op. Only the adapters' own
+// errors are scrubbed: an SDK error holds the HTTP request, headers
+// included, and is never kept (see [Endpoint.fail]).
+func (e *Endpoint) scrub(err error) error {
+	if err == nil || !e.holdsKey(err) {
+		return err
+	}
+	if se, ok := err.(*sanad.Error); ok {
+		c := *se
+		c.Message, c.Err = e.Redact(c.Message), e.scrub(c.Err)
+		return &c
+	}
+	return errors.New(e.Redact(err.Error()))
+}
+
+// holdsKey reports whether the text of an error of err's chain holds the
+// API key.
+func (e *Endpoint) holdsKey(err error) bool {
+	for x := err; x != nil; x = errors.Unwrap(x) {
+		if s := x.Error(); e.Redact(s) != s {
+			return true
+		}
+	}
+	return false
 }
 
 // fail builds a *sanad.Error whose message and cause are free of the key.

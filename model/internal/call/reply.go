@@ -60,7 +60,7 @@ func Generate[P any](ctx context.Context, e *Endpoint, op string, req model.Requ
 			return e.AttemptError(err, hr)
 		}
 		if resp, err = parse(raw); err != nil {
-			return e.Invalid(op, "%s", err.Error())
+			return e.Invalid(op, err)
 		}
 		if hr != nil {
 			resp.RequestID = hr.Header.Get(e.RequestIDHeader)
@@ -129,7 +129,7 @@ func Stream[P any](ctx context.Context, e *Endpoint, op string, req model.Reques
 				return e.AttemptError(err, r)
 			}
 			if r == nil || r.Body == nil {
-				return e.Invalid(op, "the stream has no body")
+				return e.Invalid(op, errors.New("the stream has no body"))
 			}
 			hr = r
 			return nil
@@ -181,7 +181,7 @@ func (e *Endpoint) streamError(ctx context.Context, op string, err error) error 
 	if errors.As(err, &se) || errors.Is(err, ErrUnfinished) {
 		return e.Interrupted(ctx, op, err)
 	}
-	return e.Invalid(op, "%s", err.Error())
+	return e.Invalid(op, err)
 }
 
 // Decode reads one JSON object into v, saying what is wrong in words that
