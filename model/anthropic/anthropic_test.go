@@ -343,11 +343,5 @@ func TestStreamErrorKeepsCause(t *testing.T) {
 	})
 	m := newModel(t, Config{BaseURL: srv.URL})
 	_, err := model.Collect(m.Stream(context.Background(), hello))
-	if code(err) != sanad.CodeModelOutput {
-		t.Fatalf("got %v, want MODEL_OUTPUT_INVALID", err)
-	}
-	var cause *sanad.Error
-	if !errors.As(errors.Unwrap(err), &cause) || cause.Code != sanad.CodeModelOutput || cause.Op != "model.output" {
-		t.Errorf("got cause %#v of %v, want the model.output MODEL_OUTPUT_INVALID error", cause, err)
-	}
+	rt.WantCause(t, err, sanad.CodeModelOutput, "model.output")
 }

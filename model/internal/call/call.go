@@ -1,8 +1,16 @@
-// Package call is what the provider adapters of model share: the retry loop
-// with its Retry-After handling, the deadline of a call, the mapping of
-// failures onto sanad error codes, the redaction of the API key from
-// everything a call returns or logs, and the loops of a whole or streamed
-// call around the provider's own request and answer shapes.
+// Package call is what the provider adapters of model share, so that each
+// adapter holds only what is its provider's own: how a model.Request
+// becomes the provider's parameters, how an answer and the events of a
+// stream are read, and which SDK sends them.
+//
+// Shared here: the checks and defaults of an adapter's settings
+// ([Endpoint], [Open]), the options every request of an SDK carries
+// ([Client.Options]), the retry loop with its Retry-After handling
+// ([Endpoint.Do]), the deadline of a call, the mapping of failures onto
+// sanad error codes, the redaction of the API key from everything a call
+// returns or logs, and the loops of a whole ([Generate]) or streamed
+// ([Stream]) call, in which an [Assembler] puts the reply of a stream
+// together from the deltas of the provider's [Reader].
 package call
 
 import (
@@ -28,11 +36,12 @@ import (
 
 // Endpoint is one provider model and how calls to it are made.
 type Endpoint struct {
-	Provider string // "openai", "anthropic"
-	Model    string
-	BaseURL  string
-	KeyEnv   string       // the environment variable that held Key, named in auth errors
-	Key      model.Secret // redacted from every message
+	Provider   string // "openai", "anthropic"
+	Model      string
+	BaseURL    string
+	HTTPClient *http.Client
+	KeyEnv     string       // the environment variable that held Key, named in auth errors
+	Key        model.Secret // redacted from every message
 	// RequestIDHeader is where the provider puts the id of a request.
 	RequestIDHeader string
 	Retry           model.Retry
@@ -41,8 +50,9 @@ type Endpoint struct {
 }
 
 // Check checks the settings every adapter requires, a model name and an
-// http or https base URL with a host, and returns e with its defaults set:
-// BaseURL defaultBase when empty. example is a base URL the error shows.
+// http or https base URL with a host, and returns e with its defaults set
+// (see [New]): BaseURL defaultBase when empty. example is a base URL the
+// error shows.
 func Check(op string, e Endpoint, defaultBase, example string) (*Endpoint, error) {
 	if strings.TrimSpace(e.Model) == "" {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "no model name given")
@@ -57,8 +67,12 @@ func Check(op string, e Endpoint, defaultBase, example string) (*Endpoint, error
 	return New(e), nil
 }
 
-// New returns e with its defaults set.
+// New returns e with its defaults set: http.DefaultClient, the default
+// retry policy, model.DefaultTimeout and a logger that discards.
 func New(e Endpoint) *Endpoint {
+	if e.HTTPClient == nil {
+		e.HTTPClient = http.DefaultClient
+	}
 	e.Retry = e.Retry.WithDefaults()
 	if e.Timeout == 0 {
 		e.Timeout = model.DefaultTimeout
