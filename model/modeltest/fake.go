@@ -30,10 +30,10 @@ type Turn struct {
 
 // ToolCall is one tool call: in a [Turn], a call the model asks for; in a
 // [Message] of a [Request], a call an assistant message carries back.
-// Arguments is a JSON object as a string. A Turn's Arguments that are not
-// a JSON object are sent as they are (as the string OpenAI puts them in, or
-// as a JSON string for Anthropic's input), so that a test can see a client
-// refuse them.
+// Arguments is a JSON object as a string; in a Turn, empty sends {}, and
+// arguments that are not a JSON object are sent as they are (as the string
+// OpenAI puts them in, or as a JSON string for Anthropic's input), so that
+// a test can see a client refuse them.
 type ToolCall struct{ ID, Name, Arguments string }
 
 // Usage counts the tokens of a turn.
