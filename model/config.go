@@ -1,6 +1,8 @@
 package model
 
 import (
+	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,14 +12,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/schemafile"
 )
 
 // The providers a class may name.
@@ -157,165 +158,137 @@ func validateClass(name string, cc ClassConfig) *fieldError {
 	return nil
 }
 
-// ConfigError says where the models: section of a file is wrong. Line and
-// Column are 1-based, or 0 when unknown.
-type ConfigError struct {
-	File   string
-	Line   int
-	Column int
-	Reason string
-}
-
-// Error returns "file:line:column: reason".
-func (e *ConfigError) Error() string {
-	switch {
-	case e.Line <= 0:
-		return e.File + ": " + e.Reason
-	case e.Column <= 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
-	}
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Reason)
-}
+// ConfigError says where the models: section of a file is wrong: File,
+// and Line and Column, 1-based, or 0 when the error concerns the whole file.
+// It is the error type of schemafile, which reads the file.
+type ConfigError = schemafile.Error
 
 // MaxConfigBytes is the largest file ParseConfig reads.
 const MaxConfigBytes = 256 << 10
 
+// The schema of the models: section.
+//
+//go:embed schema/config.schema.json
+var configSchemaFile embed.FS
+
+// configSchema compiles the schema once, on first use.
+var configSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	all, err := schemafile.Compile(configSchemaFile, "https://sanad.dev/schema/model/", "config")
+	if err != nil {
+		return nil, err
+	}
+	return all["config"], nil
+})
+
+// classKeys are the keys of a class, as the schema has them.
+var classKeys = map[string]bool{"provider": true, "model": true, "base_url": true, "api_key_env": true, "prices": true}
+
 // ParseConfig reads the models: section of a sanad.yaml file (file names it
-// in errors). Other top-level sections belong to other components and are
-// left alone; inside models:, unknown keys are errors. A missing or empty
-// section means no model is configured. Errors are INVALID_INPUT and wrap a
-// *ConfigError that gives the line.
+// in errors). The file is read as schemafile reads every configuration file
+// (one document; no anchors, aliases, tags or duplicate keys). Other
+// top-level sections belong to other components and are left alone;
+// inside models:, unknown keys are errors. An empty file, or a missing or
+// empty section, means no model is configured. Errors are INVALID_INPUT and
+// wrap a *ConfigError that gives the line: of all that is wrong, what is
+// written first.
 //
 // The returned Config has only Classes set.
-func ParseConfig(file string, data []byte) (cfg Config, err error) {
-	fail := func(e *ConfigError) (Config, error) {
-		return Config{}, sanad.Wrap(e, sanad.CodeInvalidInput, opConfig, e.Error())
-	}
-	if len(data) > MaxConfigBytes {
-		return fail(&ConfigError{File: file, Reason: fmt.Sprintf("file is larger than %d bytes", MaxConfigBytes)})
-	}
-	defer func() {
-		// The parser reads a file a person wrote: a panic in it fails the
-		// file, not the process.
-		if r := recover(); r != nil {
-			cfg, err = fail(&ConfigError{File: file, Reason: fmt.Sprintf("YAML parser failed: %v", r)})
+func ParseConfig(file string, data []byte) (Config, error) {
+	fail := func(err error) (Config, error) {
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			ce = &ConfigError{File: file, Reason: err.Error()}
 		}
-	}()
-	f, perr := parser.ParseBytes(data, 0)
-	if perr != nil {
-		return fail(yamlError(file, perr))
+		return Config{}, sanad.Wrap(ce, sanad.CodeInvalidInput, opConfig, ce.Error())
 	}
-	var section *ast.MappingValueNode
-	for _, doc := range f.Docs {
-		if doc == nil || doc.Body == nil {
-			continue
-		}
-		if section != nil {
-			return fail(&ConfigError{File: file, Reason: "a sanad.yaml holds one YAML document"})
-		}
-		switch body := doc.Body.(type) {
-		case *ast.MappingNode:
-			for _, mv := range body.Values {
-				if keyName(mv) == "models" {
-					section = mv
-				}
-			}
-		case *ast.MappingValueNode:
-			if keyName(body) == "models" {
-				section = body
-			}
-		case *ast.CommentGroupNode, *ast.NullNode:
-		default:
-			return fail(at(file, body.GetToken(), "the file must be a mapping of sections, such as models:"))
-		}
-	}
-	if section == nil || section.Value == nil {
+	root, err := schemafile.Parse(file, data, schemafile.Limits{MaxBytes: MaxConfigBytes})
+	if errors.Is(err, schemafile.ErrEmpty) {
 		return Config{}, nil
 	}
-	if _, ok := section.Value.(*ast.NullNode); ok {
+	if err != nil {
+		return fail(err)
+	}
+	if !root.IsMap() {
+		return fail(schemafile.Errorf(file, root.Pos(), "the file must be a mapping of sections, such as models:"))
+	}
+	models := root.Get("models")
+	if err := pastedKey(file, models); err != nil {
+		return fail(err)
+	}
+	schema, err := configSchema()
+	if err != nil {
+		// The schema is part of the binary: failing to compile it is a bug.
+		return Config{}, sanad.Wrap(err, sanad.CodeInternal, opConfig, "the schema of the models: section does not compile")
+	}
+	if err := schemafile.Validate(file, root, schema, nil); err != nil {
+		return fail(err)
+	}
+	names, nodes := models.Keys(), models.Items()
+	if len(names) == 0 {
 		return Config{}, nil
 	}
-	classes := map[string]ClassConfig{}
-	if derr := yaml.NodeToValue(section.Value, &classes, yaml.DisallowUnknownField()); derr != nil {
-		return fail(yamlError(file, derr))
-	}
-	cfg = Config{Classes: classes}
-	for _, name := range cfg.classNames() {
-		if fe := validateClass(name, classes[name]); fe != nil {
-			return fail(at(file, placeOf(section.Value, name, fe.field), fe.in(name)))
+	cfg := Config{Classes: make(map[string]ClassConfig, len(names))}
+	for i, name := range names {
+		n := nodes[i]
+		cc := ClassConfig{
+			Provider:  n.Get("provider").Str(),
+			Model:     n.Get("model").Str(),
+			BaseURL:   n.Get("base_url").Str(),
+			APIKeyEnv: n.Get("api_key_env").Str(),
+			Prices: Prices{
+				InputPerMTok:  number(n.Get("prices").Get("input_per_mtok")),
+				OutputPerMTok: number(n.Get("prices").Get("output_per_mtok")),
+			},
 		}
+		if fe := validateClass(name, cc); fe != nil {
+			return fail(schemafile.Errorf(file, fe.pos(models, name), "%s", fe.in(name)))
+		}
+		cfg.Classes[name] = cc
 	}
 	return cfg, nil
 }
 
-// keyName returns the key of mv as written, or "".
-func keyName(mv *ast.MappingValueNode) string {
-	if mv == nil || mv.Key == nil {
-		return ""
-	}
-	if tk := mv.Key.GetToken(); tk != nil {
-		return tk.Value
-	}
-	return ""
-}
-
-// placeOf returns the token of the deepest key of path ("prices.input_per_mtok")
-// written in the class name of the models mapping, or the class's own key.
-func placeOf(models ast.Node, class, path string) *token.Token {
-	var best *token.Token
-	cur := models
-	keys := []string{class}
-	if path != "" {
-		keys = append(keys, strings.Split(path, ".")...)
-	}
-	for _, key := range keys {
-		m, ok := cur.(*ast.MappingNode)
-		var values []*ast.MappingValueNode
-		if ok {
-			values = m.Values
-		} else if mv, ok := cur.(*ast.MappingValueNode); ok {
-			values = []*ast.MappingValueNode{mv}
-		}
-		var next ast.Node
-		for _, mv := range values {
-			if keyName(mv) == key {
-				best, next = mv.Key.GetToken(), mv.Value
+// pastedKey refuses a key of a class that looks like it holds a credential,
+// with the advice to use api_key_env. The value is not echoed: a key pasted
+// here by mistake must not end up in a log.
+func pastedKey(file string, models *schemafile.Node) error {
+	nodes := models.Items()
+	for i, class := range models.Keys() {
+		n := nodes[i]
+		for _, k := range n.Keys() {
+			low := strings.ToLower(k)
+			if !classKeys[k] && (strings.Contains(low, "key") || strings.Contains(low, "token") || strings.Contains(low, "secret")) {
+				return schemafile.Errorf(file, n.KeyPos(k), "models.%s: unknown key %q: an API key never goes in the file; "+
+					"put it in an environment variable and name that with api_key_env", class, k)
 			}
 		}
-		if next == nil {
+	}
+	return nil
+}
+
+// pos returns where the field of e is written in class of the models
+// mapping: the deepest key of its path that is written, or the class's own
+// key.
+func (e *fieldError) pos(models *schemafile.Node, class string) schemafile.Pos {
+	at := models.KeyPos(class)
+	n := models.Get(class)
+	if e.field == "" {
+		return at
+	}
+	for _, key := range strings.Split(e.field, ".") {
+		if !slices.Contains(n.Keys(), key) {
 			break
 		}
-		cur = next
+		at, n = n.KeyPos(key), n.Get(key)
 	}
-	return best
+	return at
 }
 
-func at(file string, tk *token.Token, reason string) *ConfigError {
-	e := &ConfigError{File: file, Reason: reason}
-	if tk != nil && tk.Position != nil {
-		e.Line, e.Column = tk.Position.Line, tk.Position.Column
-	}
-	return e
-}
-
-// yamlError turns an error of the YAML library into a *ConfigError with the
-// place it names. The library's message is kept, not the source text, so a
-// key pasted in the wrong place does not travel on in the error.
-func yamlError(file string, err error) *ConfigError {
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		msg := ye.GetMessage()
-		var uf *yaml.UnknownFieldError
-		if errors.As(err, &uf) {
-			msg = strings.Replace(msg, "unknown field", "unknown key", 1) +
-				" (known: provider, model, base_url, api_key_env, prices with input_per_mtok and output_per_mtok)"
-			if strings.Contains(strings.ToLower(msg), "key\"") || strings.Contains(strings.ToLower(msg), "token") {
-				msg += "; an API key never goes in the file: put it in an environment variable and name that with api_key_env"
-			}
-		}
-		return at(file, ye.GetToken(), msg)
-	}
-	return &ConfigError{File: file, Reason: "invalid YAML: " + err.Error()}
+// number returns the number n holds, or 0.
+func number(n *schemafile.Node) float64 {
+	v, _ := n.Value().(json.Number)
+	f, _ := v.Float64()
+	return f
 }
 
 // Registry holds the model of each configured class. It is safe for

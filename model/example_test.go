@@ -30,7 +30,7 @@ models:
 	// Output:
 	// openai gpt-4o-mini http://127.0.0.1:8080/v1 OPENAI_API_KEY
 	// 0.00045
-	// model.config: INVALID_INPUT: sanad.yaml:4:5: unknown key "modle" (known: provider, model, base_url, api_key_env, prices with input_per_mtok and output_per_mtok)
+	// model.config: INVALID_INPUT: sanad.yaml:4:5: models.fast: unknown key "modle"; did you mean "model"?
 }
 
 func ExampleHashEmbedder() {

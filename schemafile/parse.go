@@ -25,13 +25,20 @@ import (
 
 // Error says where a file is wrong and why. Line and Column are 1-based, or
 // 0 when the error concerns the whole file (or a value that was not read
-// from a file, see [ValidateValue]).
+// from a file, see [ValidateValue]). Err is the condition a caller may
+// branch on with errors.Is, when there is one: [ErrEmpty].
 type Error struct {
 	File   string
 	Line   int
 	Column int
 	Reason string
+	Err    error
 }
+
+// ErrEmpty is the cause of the [*Error] of a file that holds no document:
+// nothing, or only blank lines and comments. A file that may be left empty
+// tests for it with errors.Is.
+var ErrEmpty = errors.New("file is empty")
 
 // Error returns "file:line:column: reason", the form editors and terminals
 // turn into a link.
@@ -44,6 +51,9 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Reason)
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Pos is where something is written in a file. Line and Column are 1-based;
 // the zero Pos is nowhere.
@@ -128,7 +138,7 @@ func Parse(file string, data []byte, lim Limits) (root *Node, err error) {
 		body = d.Body
 	}
 	if body == nil {
-		return nil, &Error{File: file, Reason: "file is empty"}
+		return nil, &Error{File: file, Reason: ErrEmpty.Error(), Err: ErrEmpty}
 	}
 	return convert(file, body, posOf(body, Pos{1, 1}))
 }

@@ -171,3 +171,16 @@ func TestError(t *testing.T) {
 		}
 	}
 }
+
+func TestParse_EmptyIsErrEmpty(t *testing.T) {
+	for _, data := range []string{"", "\n\n", "# nothing\n", "# a\n\n# b\n"} {
+		if _, err := Parse("f.yaml", []byte(data), Limits{}); !errors.Is(err, ErrEmpty) {
+			t.Errorf("%q: got %v, want ErrEmpty", data, err)
+		}
+	}
+	for _, data := range []string{"a: 1\n", "~\n", "a: \"x\n"} {
+		if _, err := Parse("f.yaml", []byte(data), Limits{}); errors.Is(err, ErrEmpty) {
+			t.Errorf("%q: got ErrEmpty, want another answer", data)
+		}
+	}
+}

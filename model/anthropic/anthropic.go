@@ -54,7 +54,7 @@ type Config struct {
 
 // Model is an Anthropic model. It is safe for concurrent use.
 type Model struct {
-	ep        *call.Endpoint
+	c         *call.Client[option.RequestOption]
 	messages  sdk.MessageService
 	maxTokens int
 }
@@ -72,52 +72,45 @@ const requestIDHeader = "Request-Id"
 // New returns the model of cfg. It fails with INVALID_INPUT when the model
 // name is missing or the base URL is not an http(s) URL.
 func New(cfg Config) (*Model, error) {
-	ep, err := call.Check("anthropic.new", call.Endpoint{
-		Provider: provider, Model: cfg.Model, BaseURL: cfg.BaseURL,
+	c, err := call.Open(call.Endpoint{
+		Provider: provider, Model: cfg.Model, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient,
 		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
 		Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
-	}, DefaultBaseURL, "https://api.anthropic.com")
+	}, DefaultBaseURL, "https://api.anthropic.com", client)
 	if err != nil {
 		return nil, err
-	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(ep.BaseURL),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(string(cfg.APIKey)))
 	}
 	// Without a request timeout of its own the SDK refuses a large
 	// max_tokens outside a stream. The call's context carries the real
 	// deadline; with none, the SDK's is a day.
-	reqTimeout := ep.Timeout
+	reqTimeout := c.Timeout
 	if reqTimeout <= 0 {
 		reqTimeout = 24 * time.Hour
 	}
-	opts = append(opts, option.WithRequestTimeout(reqTimeout))
+	opts := append(c.Options(), option.WithRequestTimeout(reqTimeout))
 	maxTokens := cfg.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	return &Model{ep: ep, messages: sdk.NewMessageService(opts...), maxTokens: maxTokens}, nil
+	return &Model{c: c, messages: sdk.NewMessageService(opts...), maxTokens: maxTokens}, nil
+}
+
+// client is the SDK as the shared plumbing drives it. The other adapter's
+// reads the same: the two SDKs are generated from one template.
+var client = call.SDK[option.RequestOption]{
+	WithBaseURL:          option.WithBaseURL,
+	WithAPIKey:           option.WithAPIKey,
+	WithHTTPClient:       func(hc *http.Client) option.RequestOption { return option.WithHTTPClient(hc) },
+	WithMaxRetries:       option.WithMaxRetries,
+	WithJSONSet:          option.WithJSONSet,
+	WithResponseBodyInto: option.WithResponseBodyInto,
+	WithResponseInto:     option.WithResponseInto,
+	Events:               events,
 }
 
 // Generate sends req to the Messages API.
 func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
-	return call.Generate(ctx, m.ep, "anthropic.generate", req, m.params, m.send, parseMessage)
-}
-
-// send makes one attempt at a message.
-func (m *Model) send(ctx context.Context, p sdk.MessageNewParams) ([]byte, *http.Response, error) {
-	var raw []byte
-	var hr *http.Response
-	_, err := m.messages.New(ctx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
-	return raw, hr, err
+	return call.Generate(ctx, m.c, req, m.params, m.messages.New, parseMessage)
 }
 
 // Embed fails with INVALID_INPUT: Anthropic has no embeddings API.
@@ -129,7 +122,7 @@ func (m *Model) Embed(context.Context, []string) (model.Embeddings, error) {
 // params builds the Messages request of req, which is valid.
 func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 	const op = "anthropic.generate"
-	p := sdk.MessageNewParams{Model: sdk.Model(m.ep.Model), MaxTokens: int64(m.maxTokens)}
+	p := sdk.MessageNewParams{Model: sdk.Model(m.c.Model), MaxTokens: int64(m.maxTokens)}
 	if req.MaxTokens > 0 {
 		p.MaxTokens = int64(req.MaxTokens)
 	}
@@ -174,7 +167,7 @@ func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Parameters)
 		if err != nil {
-			return p, sanad.Errorf(sanad.CodeInvalidInput, op, "tool %s: %s", t.Name, err.Error())
+			return p, sanad.Wrap(err, sanad.CodeInvalidInput, op, "tool "+t.Name+": "+err.Error())
 		}
 		tp := &sdk.ToolParam{Name: t.Name, InputSchema: schema}
 		if t.Description != "" {
@@ -195,7 +188,7 @@ func (m *Model) params(req model.Request) (sdk.MessageNewParams, error) {
 	if req.Output != nil {
 		schema, err := call.Schema(req.Output.Schema)
 		if err != nil {
-			return p, sanad.Errorf(sanad.CodeInvalidInput, op, "the output schema is not a JSON object")
+			return p, sanad.Wrap(err, sanad.CodeInvalidInput, op, "the output schema is not a JSON object")
 		}
 		p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 	}

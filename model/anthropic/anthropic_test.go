@@ -328,3 +328,20 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Errorf("the log leaks the key:\n%s", logs.String())
 	}
 }
+
+// TestStreamErrorKeepsCause checks that a malformed streamed reply fails
+// with an error whose chain still holds the *sanad.Error that found the
+// fault, code and operation included.
+func TestStreamErrorKeepsCause(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":3}}}`+"\n\n"+
+			`data: {"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"f","input":{}}}`+"\n\n"+
+			`data: {"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"[1]"}}`+"\n\n"+
+			`data: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`+"\n\n"+
+			`data: {"type":"message_stop"}`+"\n\n")
+	})
+	m := newModel(t, Config{BaseURL: srv.URL})
+	_, err := model.Collect(m.Stream(context.Background(), hello))
+	rt.WantCause(t, err, sanad.CodeModelOutput, "model.output")
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
+	"github.com/sanadhq/sanad/model/internal/call"
 	rt "github.com/sanadhq/sanad/model/internal/replaytest"
 )
 
@@ -48,20 +49,20 @@ func FuzzParseStream(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := newStreamState()
+		s := call.NewAssembler(newStreamState())
 		start := []byte(`{"type":"message_start","message":{"id":"m","model":"c","usage":{"input_tokens":1}}}`)
-		if _, _, err := s.event(start); err != nil {
+		if _, _, err := s.Event(start); err != nil {
 			t.Fatalf("message_start failed: %v", err)
 		}
 		for range 2 {
-			if _, _, err := s.event(data); err != nil {
+			if _, _, err := s.Event(data); err != nil {
 				return
 			}
 		}
-		if _, _, err := s.event([]byte(`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`)); err != nil {
+		if _, _, err := s.Event([]byte(`{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}`)); err != nil {
 			t.Fatalf("message_delta failed: %v", err)
 		}
-		resp, err := s.response()
+		resp, err := s.Response()
 		if err == nil {
 			checkReply(t, resp)
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/model/internal/call"
 )
@@ -153,9 +152,8 @@ func stopReason(r *string, toolCalls bool) model.FinishReason {
 	return model.FinishReason(reason)
 }
 
-// streamState puts a streamed message together, event by event.
+// streamState reads the events of a streamed message.
 type streamState struct {
-	acc     model.Accumulator
 	id      string
 	model   string
 	stop    *string
@@ -165,11 +163,13 @@ type streamState struct {
 	started bool
 }
 
-func newStreamState() *streamState { return &streamState{toolAt: map[int64]int{}} }
+var _ call.Reader = (*streamState)(nil)
 
-// event reads one event of the stream and returns its deltas; done is true
+func newStreamState() call.Reader { return &streamState{toolAt: map[int64]int{}} }
+
+// Event reads one event of the stream and returns its deltas; done is true
 // at message_stop.
-func (s *streamState) event(data []byte) (deltas []model.Delta, done bool, err error) {
+func (s *streamState) Event(data []byte) (deltas []model.Delta, done bool, err error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, false, nil
 	}
@@ -251,14 +251,12 @@ func (s *streamState) event(data []byte) (deltas []model.Delta, done bool, err e
 	case "":
 		return nil, false, errors.New("a stream event has no type")
 	}
-	for _, d := range deltas {
-		s.acc.Add(d)
-	}
 	return deltas, done, nil
 }
 
-// response returns the whole reply once the stream has ended.
-func (s *streamState) response() (model.Response, error) {
+// Reply returns the id, model, usage and finish reason of the reply once
+// the stream has ended.
+func (s *streamState) Reply(toolCalls bool) (model.Response, error) {
 	if !s.started || s.stop == nil {
 		return model.Response{}, call.ErrUnfinished
 	}
@@ -266,21 +264,5 @@ func (s *streamState) response() (model.Response, error) {
 	if err != nil {
 		return model.Response{}, err
 	}
-	calls, err := s.acc.ToolCalls()
-	if err != nil {
-		return model.Response{}, errors.New(sanad.ErrorMessage(err))
-	}
-	for i := range calls {
-		if calls[i].ID == "" {
-			calls[i].ID = call.ToolCallID(s.id, i, calls[i].Name, calls[i].Arguments)
-		}
-	}
-	return model.Response{
-		Text:         s.acc.Text(),
-		ToolCalls:    calls,
-		FinishReason: stopReason(s.stop, len(calls) > 0),
-		Usage:        u,
-		Model:        s.model,
-		ID:           s.id,
-	}, nil
+	return model.Response{ID: s.id, Model: s.model, Usage: u, FinishReason: stopReason(s.stop, toolCalls)}, nil
 }

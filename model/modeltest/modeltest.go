@@ -1,7 +1,17 @@
-// Package modeltest is a fake OpenAI-compatible server for tests: it
-// answers POST /v1/chat/completions with a reply the test chooses and counts
-// the requests, so a test can drive the real openai adapter through
-// model/provider without a network and see whether a model was called.
+// Package modeltest holds fake model servers for tests, so that a test can
+// drive the real adapters through model/provider without a network.
+//
+// [NewOpenAI] and [NewAnthropic] start a [Fake] that answers as the OpenAI
+// Chat Completions API or the Anthropic Messages API does, whole or
+// streamed, with the turns of a [Script]: text, tool calls (parallel ones
+// too) or an HTTP error. [Sequence] scripts a conversation turn by turn.
+// The fake keeps what it saw of each request, the same for both providers
+// ([Request]): the system prompt, the messages with the assistant's tool
+// calls and the tool results sent back, the tools and the tool choice. It
+// is what a test of an agent's tool loop needs.
+//
+// [NewServer] is the older, lower-level fake of the OpenAI API: a [Reply]
+// writes each answer's status and body itself.
 package modeltest
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
+	"github.com/sanadhq/sanad/model/internal/call"
 	rt "github.com/sanadhq/sanad/model/internal/replaytest"
 )
 
@@ -62,16 +63,16 @@ func FuzzParseStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// The same event twice and then a finish: fragments must add up
 		// or be refused, never panic.
-		s := newStreamState()
+		s := call.NewAssembler(newStreamState())
 		for range 2 {
-			if _, _, err := s.chunk(data); err != nil {
+			if _, _, err := s.Event(data); err != nil {
 				return
 			}
 		}
-		if _, _, err := s.chunk([]byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)); err != nil {
+		if _, _, err := s.Event([]byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`)); err != nil {
 			t.Fatalf("the finishing chunk failed: %v", err)
 		}
-		resp, err := s.response()
+		resp, err := s.Response()
 		if err == nil {
 			checkReply(t, resp)
 		}

@@ -52,7 +52,7 @@ type Config struct {
 
 // Model is an OpenAI-compatible model. It is safe for concurrent use.
 type Model struct {
-	ep    *call.Endpoint
+	c     *call.Client[option.RequestOption]
 	chat  sdk.ChatCompletionService
 	embed sdk.EmbeddingService
 	// legacyMaxTokens sends max_tokens instead of max_completion_tokens:
@@ -71,53 +71,46 @@ const provider = model.ProviderOpenAI
 // New returns the model of cfg. It fails with INVALID_INPUT when the model
 // name is missing or the base URL is not an http(s) URL.
 func New(cfg Config) (*Model, error) {
-	ep, err := call.Check("openai.new", call.Endpoint{
-		Provider: provider, Model: cfg.Model, BaseURL: cfg.BaseURL,
+	c, err := call.Open(call.Endpoint{
+		Provider: provider, Model: cfg.Model, BaseURL: cfg.BaseURL, HTTPClient: cfg.HTTPClient,
 		KeyEnv: cfg.APIKeyEnv, Key: cfg.APIKey, RequestIDHeader: requestIDHeader,
 		Retry: cfg.Retry, Timeout: cfg.Timeout, Logger: cfg.Logger,
-	}, DefaultBaseURL, "http://127.0.0.1:8080/v1")
+	}, DefaultBaseURL, "http://127.0.0.1:8080/v1", client)
 	if err != nil {
 		return nil, err
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(ep.BaseURL),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(string(cfg.APIKey)))
-	}
-	u, _ := url.Parse(ep.BaseURL) // checked
+	u, _ := url.Parse(c.BaseURL) // checked
 	return &Model{
-		ep:              ep,
-		chat:            sdk.NewChatCompletionService(opts...),
-		embed:           sdk.NewEmbeddingService(opts...),
+		c:               c,
+		chat:            sdk.NewChatCompletionService(c.Options()...),
+		embed:           sdk.NewEmbeddingService(c.Options()...),
 		legacyMaxTokens: u.Host != "api.openai.com",
 	}, nil
 }
 
-// Generate sends req to the Chat Completions API.
-func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
-	return call.Generate(ctx, m.ep, "openai.generate", req, m.params, m.send, parseCompletion)
+// client is the SDK as the shared plumbing drives it. The other adapter's
+// reads the same: the two SDKs are generated from one template.
+var client = call.SDK[option.RequestOption]{
+	WithBaseURL:          option.WithBaseURL,
+	WithAPIKey:           option.WithAPIKey,
+	WithHTTPClient:       func(hc *http.Client) option.RequestOption { return option.WithHTTPClient(hc) },
+	WithMaxRetries:       option.WithMaxRetries,
+	WithJSONSet:          option.WithJSONSet,
+	WithResponseBodyInto: option.WithResponseBodyInto,
+	WithResponseInto:     option.WithResponseInto,
+	Events:               events,
 }
 
-// send makes one attempt at a chat completion.
-func (m *Model) send(ctx context.Context, p sdk.ChatCompletionNewParams) ([]byte, *http.Response, error) {
-	var raw []byte
-	var hr *http.Response
-	_, err := m.chat.New(ctx, p, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
-	return raw, hr, err
+// Generate sends req to the Chat Completions API.
+func (m *Model) Generate(ctx context.Context, req model.Request) (model.Response, error) {
+	return call.Generate(ctx, m.c, req, m.params, m.chat.New, parseCompletion)
 }
 
 const requestIDHeader = "X-Request-Id"
 
 // params builds the Chat Completions request of req, which is valid.
 func (m *Model) params(req model.Request) (sdk.ChatCompletionNewParams, error) {
-	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(m.ep.Model)}
+	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(m.c.Model)}
 	if req.System != "" {
 		p.Messages = append(p.Messages, sdk.SystemMessage(req.System))
 	}
@@ -198,7 +191,7 @@ func (m *Model) params(req model.Request) (sdk.ChatCompletionNewParams, error) {
 // (the API refuses it); no texts is no call.
 func (m *Model) Embed(ctx context.Context, texts []string) (model.Embeddings, error) {
 	const op = "openai.embed"
-	out := model.Embeddings{Provider: provider, Model: m.ep.Model, Vectors: make([][]float32, 0, len(texts))}
+	out := model.Embeddings{Provider: provider, Model: m.c.Model, Vectors: make([][]float32, 0, len(texts))}
 	for i, t := range texts {
 		if t == "" {
 			return model.Embeddings{}, sanad.Errorf(sanad.CodeInvalidInput, op, "text %d is empty; the embeddings API refuses empty texts", i)
@@ -207,26 +200,24 @@ func (m *Model) Embed(ctx context.Context, texts []string) (model.Embeddings, er
 	if len(texts) == 0 {
 		return out, nil
 	}
-	ctx, cancel := m.ep.Deadline(ctx)
+	ctx, cancel := m.c.Deadline(ctx)
 	defer cancel()
-	start := m.ep.Now()
+	start := m.c.Now()
 	for lo := 0; lo < len(texts); lo += MaxEmbedBatch {
 		batch := texts[lo:min(lo+MaxEmbedBatch, len(texts))]
 		params := sdk.EmbeddingNewParams{
 			Input:          sdk.EmbeddingNewParamsInputUnion{OfArrayOfStrings: batch},
-			Model:          sdk.EmbeddingModel(m.ep.Model),
+			Model:          sdk.EmbeddingModel(m.c.Model),
 			EncodingFormat: sdk.EmbeddingNewParamsEncodingFormatFloat,
 		}
 		var got model.Embeddings
-		err := m.ep.Do(ctx, op, func(ctx context.Context) error {
-			var raw []byte
-			var hr *http.Response
-			_, err := m.embed.New(ctx, params, option.WithResponseBodyInto(&raw), option.WithResponseInto(&hr))
+		err := m.c.Do(ctx, op, func(ctx context.Context) error {
+			raw, hr, err := call.Send(ctx, m.c, m.embed.New, params)
 			if err != nil {
-				return m.ep.AttemptError(err, hr)
+				return m.c.AttemptError(err, hr)
 			}
 			if got, err = parseEmbeddings(raw, len(batch)); err != nil {
-				return m.ep.Invalid(op, "%s", err.Error())
+				return m.c.Invalid(op, err)
 			}
 			return nil
 		})
@@ -239,6 +230,6 @@ func (m *Model) Embed(ctx context.Context, texts []string) (model.Embeddings, er
 			out.Model = got.Model
 		}
 	}
-	out.Latency = m.ep.Now().Sub(start)
+	out.Latency = m.c.Now().Sub(start)
 	return out, nil
 }

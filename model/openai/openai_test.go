@@ -603,3 +603,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 		t.Errorf("the log has no redacted provider message; the echo did not reach it:\n%s", logs.String())
 	}
 }
+
+// TestStreamErrorKeepsCause checks that a malformed streamed reply fails
+// with an error whose chain still holds the *sanad.Error that found the
+// fault, code and operation included.
+func TestStreamErrorKeepsCause(t *testing.T) {
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, `data: {"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"[1]"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
+	})
+	m := newModel(t, Config{BaseURL: srv.URL})
+	_, err := model.Collect(m.Stream(context.Background(), hello))
+	rt.WantCause(t, err, sanad.CodeModelOutput, "model.output")
+}

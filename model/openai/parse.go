@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/model/internal/call"
 )
@@ -147,9 +146,8 @@ func finishReason(r *string, toolCalls, refused bool) model.FinishReason {
 	return model.FinishReason(reason)
 }
 
-// streamState puts a streamed completion together, chunk by chunk.
+// streamState reads the chunks of a streamed completion.
 type streamState struct {
-	acc      model.Accumulator
 	id       string
 	model    string
 	finish   *string
@@ -160,13 +158,15 @@ type streamState struct {
 	calls    int
 }
 
-func newStreamState() *streamState {
+var _ call.Reader = (*streamState)(nil)
+
+func newStreamState() call.Reader {
 	return &streamState{ordinals: map[int64]int{}, lastCall: -1}
 }
 
-// chunk reads one event of the stream and returns its deltas; done is true
+// Event reads one chunk of the stream and returns its deltas; done is true
 // at [DONE].
-func (s *streamState) chunk(data []byte) (deltas []model.Delta, done bool, err error) {
+func (s *streamState) Event(data []byte) (deltas []model.Delta, done bool, err error) {
 	data = bytes.TrimSpace(data)
 	if bytes.Equal(data, []byte("[DONE]")) {
 		return nil, true, nil
@@ -219,9 +219,6 @@ func (s *streamState) chunk(data []byte) (deltas []model.Delta, done bool, err e
 			deltas = append(deltas, model.Delta{ToolCall: td})
 		}
 	}
-	for _, d := range deltas {
-		s.acc.Add(d)
-	}
 	return deltas, false, nil
 }
 
@@ -247,8 +244,9 @@ func (s *streamState) ordinal(tc toolCall) int {
 	return s.lastCall
 }
 
-// response returns the whole reply once the stream has ended.
-func (s *streamState) response() (model.Response, error) {
+// Reply returns the id, model, usage and finish reason of the reply once
+// the stream has ended.
+func (s *streamState) Reply(toolCalls bool) (model.Response, error) {
 	if s.finish == nil {
 		return model.Response{}, call.ErrUnfinished
 	}
@@ -256,23 +254,7 @@ func (s *streamState) response() (model.Response, error) {
 	if err != nil {
 		return model.Response{}, err
 	}
-	calls, err := s.acc.ToolCalls()
-	if err != nil {
-		return model.Response{}, errors.New(sanad.ErrorMessage(err))
-	}
-	for i := range calls {
-		if calls[i].ID == "" {
-			calls[i].ID = call.ToolCallID(s.id, i, calls[i].Name, calls[i].Arguments)
-		}
-	}
-	return model.Response{
-		Text:         s.acc.Text(),
-		ToolCalls:    calls,
-		FinishReason: finishReason(s.finish, len(calls) > 0, s.refused),
-		Usage:        u,
-		Model:        s.model,
-		ID:           s.id,
-	}, nil
+	return model.Response{ID: s.id, Model: s.model, Usage: u, FinishReason: finishReason(s.finish, toolCalls, s.refused)}, nil
 }
 
 type embeddings struct {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/sanadhq/sanad/model"
@@ -17,7 +16,7 @@ import (
 // call is retried, like Generate, until the first event arrives; after that
 // a broken stream ends with DEPENDENCY_DOWN.
 func (m *Model) Stream(ctx context.Context, req model.Request) iter.Seq2[model.Delta, error] {
-	return call.Stream(ctx, m.ep, "openai.stream", req, m.streamParams, m.open, events, reader)
+	return call.Stream(ctx, m.c, req, m.streamParams, m.chat.New, newStreamState)
 }
 
 // streamParams builds the request of a stream, usage included.
@@ -30,21 +29,8 @@ func (m *Model) streamParams(req model.Request) (sdk.ChatCompletionNewParams, er
 	return p, nil
 }
 
-// open makes one attempt at starting a stream.
-func (m *Model) open(ctx context.Context, p sdk.ChatCompletionNewParams) (*http.Response, error) {
-	var r *http.Response
-	_, err := m.chat.New(ctx, p, option.WithJSONSet("stream", true), option.WithResponseBodyInto(&r))
-	return r, err
-}
-
 // events decodes the server-sent events of a stream.
 func events(hr *http.Response) call.Events {
 	dec := ssestream.NewDecoder(hr)
 	return call.Events{Next: dec.Next, Data: func() []byte { return dec.Event().Data }, Err: dec.Err}
-}
-
-// reader reads the chunks of one stream.
-func reader() call.StreamReader {
-	st := newStreamState()
-	return call.StreamReader{Event: st.chunk, Response: st.response}
 }

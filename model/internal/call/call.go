@@ -1,8 +1,16 @@
-// Package call is what the provider adapters of model share: the retry loop
-// with its Retry-After handling, the deadline of a call, the mapping of
-// failures onto sanad error codes, the redaction of the API key from
-// everything a call returns or logs, and the loops of a whole or streamed
-// call around the provider's own request and answer shapes.
+// Package call is what the provider adapters of model share, so that each
+// adapter holds only what is its provider's own: how a model.Request
+// becomes the provider's parameters, how an answer and the events of a
+// stream are read, and which SDK sends them.
+//
+// Shared here: the checks and defaults of an adapter's settings
+// ([Endpoint], [Open]), the options every request of an SDK carries
+// ([Client.Options]), the retry loop with its Retry-After handling
+// ([Endpoint.Do]), the deadline of a call, the mapping of failures onto
+// sanad error codes, the redaction of the API key from everything a call
+// returns or logs, and the loops of a whole ([Generate]) or streamed
+// ([Stream]) call, in which an [Assembler] puts the reply of a stream
+// together from the deltas of the provider's [Reader].
 package call
 
 import (
@@ -28,11 +36,12 @@ import (
 
 // Endpoint is one provider model and how calls to it are made.
 type Endpoint struct {
-	Provider string // "openai", "anthropic"
-	Model    string
-	BaseURL  string
-	KeyEnv   string       // the environment variable that held Key, named in auth errors
-	Key      model.Secret // redacted from every message
+	Provider   string // "openai", "anthropic"
+	Model      string
+	BaseURL    string
+	HTTPClient *http.Client
+	KeyEnv     string       // the environment variable that held Key, named in auth errors
+	Key        model.Secret // redacted from every message
 	// RequestIDHeader is where the provider puts the id of a request.
 	RequestIDHeader string
 	Retry           model.Retry
@@ -41,8 +50,9 @@ type Endpoint struct {
 }
 
 // Check checks the settings every adapter requires, a model name and an
-// http or https base URL with a host, and returns e with its defaults set:
-// BaseURL defaultBase when empty. example is a base URL the error shows.
+// http or https base URL with a host, and returns e with its defaults set
+// (see [New]): BaseURL defaultBase when empty. example is a base URL the
+// error shows.
 func Check(op string, e Endpoint, defaultBase, example string) (*Endpoint, error) {
 	if strings.TrimSpace(e.Model) == "" {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "no model name given")
@@ -57,8 +67,12 @@ func Check(op string, e Endpoint, defaultBase, example string) (*Endpoint, error
 	return New(e), nil
 }
 
-// New returns e with its defaults set.
+// New returns e with its defaults set: http.DefaultClient, the default
+// retry policy, model.DefaultTimeout and a logger that discards.
 func New(e Endpoint) *Endpoint {
+	if e.HTTPClient == nil {
+		e.HTTPClient = http.DefaultClient
+	}
 	e.Retry = e.Retry.WithDefaults()
 	if e.Timeout == 0 {
 		e.Timeout = model.DefaultTimeout
@@ -318,10 +332,41 @@ func (e *Endpoint) Interrupted(ctx context.Context, op string, err error) error 
 	return e.fail(err, sanad.CodeDependencyDown, op, "the stream from %s model %s broke off: %s", e.Provider, e.Model, err.Error())
 }
 
-// Invalid returns the MODEL_OUTPUT_INVALID error of a malformed answer.
-func (e *Endpoint) Invalid(op, format string, args ...any) error {
-	msg := fmt.Sprintf("%s model %s sent a malformed answer: ", e.Provider, e.Model) + fmt.Sprintf(format, args...)
-	return sanad.Errorf(sanad.CodeModelOutput, op, "%s", e.Redact(msg))
+// Invalid returns the MODEL_OUTPUT_INVALID error of a malformed answer; err
+// says what is wrong with it. The error keeps err as its cause, so that
+// errors.Is and errors.As still find it, unless the key is in its text: then
+// the cause is a copy with the key taken out (see [Endpoint.scrub]).
+func (e *Endpoint) Invalid(op string, err error) error {
+	msg := fmt.Sprintf("%s model %s sent a malformed answer: %s", e.Provider, e.Model, sanad.ErrorMessage(err))
+	return sanad.Wrap(e.scrub(err), sanad.CodeModelOutput, op, e.Redact(msg))
+}
+
+// scrub returns err as a cause that may be kept: err itself when no error of
+// its chain holds the API key in its text; otherwise a copy without the key,
+// in which a *sanad.Error keeps its code and op. Only the adapters' own
+// errors are scrubbed: an SDK error holds the HTTP request, headers
+// included, and is never kept (see [Endpoint.fail]).
+func (e *Endpoint) scrub(err error) error {
+	if err == nil || !e.holdsKey(err) {
+		return err
+	}
+	if se, ok := err.(*sanad.Error); ok {
+		c := *se
+		c.Message, c.Err = e.Redact(c.Message), e.scrub(c.Err)
+		return &c
+	}
+	return errors.New(e.Redact(err.Error()))
+}
+
+// holdsKey reports whether the text of an error of err's chain holds the
+// API key.
+func (e *Endpoint) holdsKey(err error) bool {
+	for x := err; x != nil; x = errors.Unwrap(x) {
+		if s := x.Error(); e.Redact(s) != s {
+			return true
+		}
+	}
+	return false
 }
 
 // fail builds a *sanad.Error whose message and cause are free of the key.

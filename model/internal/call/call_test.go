@@ -93,8 +93,16 @@ func TestFinalMessagesAreRedacted(t *testing.T) {
 			}
 		}
 	}
-	if err := e.Invalid("op", "saw %s", "sk-secret-key-123456"); strings.Contains(err.Error(), "sk-secret") {
-		t.Errorf("Invalid leaks the key: %v", err)
+	for _, cause := range []error{
+		errors.New("saw sk-secret-key-123456"),
+		sanad.Wrap(errors.New("echo sk-secret-key-123456"), sanad.CodeModelOutput, "model.output", "saw sk-secret-key-123456"),
+	} {
+		err := e.Invalid("op", cause)
+		for x := err; x != nil; x = errors.Unwrap(x) {
+			if strings.Contains(x.Error(), "sk-secret") {
+				t.Errorf("Invalid leaks the key: %v", x)
+			}
+		}
 	}
 	resp := model.Response{Text: "k sk-secret-key-123456", ToolCalls: []model.ToolCall{{ID: "x", Name: "f", Arguments: json.RawMessage(`{"k":"sk-secret-key-123456"}`)}}}
 	e.RedactResponse(&resp)
@@ -172,5 +180,23 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("got %+v, %v; want base %s with defaults", e, err, tc.want)
 			}
 		})
+	}
+}
+
+func TestInvalidKeepsCause(t *testing.T) {
+	var waits []time.Duration
+	e := endpoint(&waits)
+	sentinel := errors.New("the body is empty")
+	inner := sanad.Wrap(sentinel, sanad.CodeModelOutput, "model.output", "tool f: bad arguments")
+	err := e.Invalid("op", inner)
+	var se *sanad.Error
+	if !errors.As(err, &se) || se.Code != sanad.CodeModelOutput || se.Op != "op" {
+		t.Fatalf("got %#v, want the op MODEL_OUTPUT_INVALID error", err)
+	}
+	if !strings.HasSuffix(se.Message, "sent a malformed answer: tool f: bad arguments") {
+		t.Errorf("message %q does not end with the cause's message", se.Message)
+	}
+	if !errors.Is(err, inner) || !errors.Is(err, sentinel) {
+		t.Errorf("%v does not keep its cause", err)
 	}
 }

@@ -2,10 +2,13 @@ package replaytest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"testing"
 	"time"
 
+	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/model"
 )
 
@@ -71,4 +74,18 @@ func SameReply(got, want model.Response, generatedIDs bool) string {
 		}
 	}
 	return strings.Join(diffs, "; ")
+}
+
+// WantCause fails tb unless err is a *sanad.Error of code whose cause is a
+// *sanad.Error of the same code from operation op: an error that kept the
+// one it was built on.
+func WantCause(tb testing.TB, err error, code sanad.Code, op string) {
+	tb.Helper()
+	if sanad.ErrorCode(err) != code {
+		tb.Fatalf("got %v, want %s", err, code)
+	}
+	var cause *sanad.Error
+	if !errors.As(errors.Unwrap(err), &cause) || cause.Code != code || cause.Op != op {
+		tb.Errorf("got cause %#v of %v, want the %s error of %s", cause, err, code, op)
+	}
 }
