@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,32 +12,45 @@ import (
 	"github.com/sanadhq/sanad/agent"
 	"github.com/sanadhq/sanad/agent/llmagent"
 	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/model"
 	"github.com/sanadhq/sanad/model/modeltest"
+	modelprovider "github.com/sanadhq/sanad/model/provider"
 	"github.com/sanadhq/sanad/playbook"
 	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/tool"
 	"github.com/sanadhq/sanad/workflow"
 )
 
-// scriptedCall is a tool call a scripted model asks for.
-type scriptedCall struct{ id, name, args string }
-
-// scripted returns a fake model's replies: the n-th request gets turns[n-1],
-// tool calls when it has some, else the text "done".
-func scripted(turns ...[]scriptedCall) modeltest.Reply {
-	return func(n int, _ string, _ []byte) (int, string) {
-		if n > len(turns) || len(turns[n-1]) == 0 {
-			return http.StatusOK, modeltest.Completion(n, "done")
-		}
-		var calls []string
-		for _, c := range turns[n-1] {
-			calls = append(calls, fmt.Sprintf(`{"id":%q,"type":"function","function":{"name":%q,"arguments":%q}}`, c.id, c.name, c.args))
-		}
-		return http.StatusOK, fmt.Sprintf(`{"id":"chatcmpl-%d","object":"chat.completion","created":1700000000,"model":%q,`+
-			`"choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[%s]},"finish_reason":"tool_calls"}],`+
-			`"usage":{"prompt_tokens":20,"completion_tokens":5,"total_tokens":25}}`, n, modeltest.Model, strings.Join(calls, ","))
-	}
+// providers are the fake model servers the tool loop is tested against,
+// each speaking one provider's API.
+var providers = []struct {
+	name, model string
+	start       func(modeltest.Script) *modeltest.Fake
+}{
+	{model.ProviderOpenAI, "gpt-4o-mini", modeltest.NewOpenAI},
+	{model.ProviderAnthropic, "claude-sonnet-4-5", modeltest.NewAnthropic},
 }
+
+// fakeRegistry returns a registry whose reasoning class is the model of a
+// fake server of provider.
+func fakeRegistry(tb testing.TB, provider, name, baseURL string) *model.Registry {
+	tb.Helper()
+	reg, err := modelprovider.Open(model.Config{Classes: map[string]model.ClassConfig{
+		"reasoning": {Provider: provider, Model: name, BaseURL: baseURL},
+	}}, func(string) string { return "" }, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return reg
+}
+
+// call is a scripted tool call.
+func call(id, name, args string) modeltest.ToolCall {
+	return modeltest.ToolCall{ID: id, Name: name, Arguments: args}
+}
+
+// calls is a scripted turn that asks for tools.
+func calls(cs ...modeltest.ToolCall) modeltest.Turn { return modeltest.Turn{ToolCalls: cs} }
 
 // Words is the input of the word.count tool.
 type Words struct {
@@ -72,40 +84,13 @@ func loopPlaybook(t *testing.T, counts map[string]*atomic.Int32) *playbook.Playb
 	return &playbook.Playbook{Name: "count", Agents: []agent.Profile{counter}, Tools: []tool.Spec{count, secret}, Workflow: def}
 }
 
-// toolRequest is what the fake saw of one request's tools and tool results.
-type toolRequest struct {
-	Tools    []string
-	Results  map[string]string // tool call id → content
-	Messages int
-}
-
-func toolRequests(t *testing.T, srv *modeltest.Server) []toolRequest {
-	t.Helper()
-	var out []toolRequest
-	for _, b := range srv.Bodies() {
-		var body struct {
-			Tools []struct {
-				Function struct{ Name string }
-			}
-			Messages []struct {
-				Role       string
-				Content    string `json:"content"`
-				ToolCallID string `json:"tool_call_id"`
-			}
+// results returns the tool results a request carried back, by call id.
+func results(q modeltest.Request) map[string]string {
+	out := map[string]string{}
+	for _, m := range q.Messages {
+		if m.Role == "tool" {
+			out[m.ToolCallID] = m.Content
 		}
-		if err := json.Unmarshal(b, &body); err != nil {
-			t.Fatal(err)
-		}
-		q := toolRequest{Results: map[string]string{}, Messages: len(body.Messages)}
-		for _, tl := range body.Tools {
-			q.Tools = append(q.Tools, tl.Function.Name)
-		}
-		for _, m := range body.Messages {
-			if m.Role == "tool" {
-				q.Results[m.ToolCallID] = m.Content
-			}
-		}
-		out = append(out, q)
 	}
 	return out
 }
@@ -116,14 +101,21 @@ func toolRequests(t *testing.T, srv *modeltest.Server) []toolRequest {
 // are recorded; each result or refusal is fed back; the model's final
 // answer is the step's output; a replay calls no model and no tool.
 func TestINV_TOOL_003_AgentToolLoop(t *testing.T) {
+	for _, prov := range providers {
+		t.Run(prov.name, func(t *testing.T) { testAgentToolLoop(t, prov.name, prov.model, prov.start) })
+	}
+}
+
+func testAgentToolLoop(t *testing.T, provider, name string, start func(modeltest.Script) *modeltest.Fake) {
 	ctx := context.Background()
-	srv := modeltest.NewServer(scripted(
-		[]scriptedCall{{"call_1", "hash_sha256", `{"text":"abc"}`}, {"call_2", "word_count", `{"text":"a b c"}`}},
-		[]scriptedCall{{"call_3", "no_such_tool", `{}`}, {"call_4", "secret_read", `{}`}},
-		[]scriptedCall{{"call_5", "word_count", `{"words":1}`}},
+	srv := start(modeltest.Sequence(
+		calls(call("call_1", "hash_sha256", `{"text":"abc"}`), call("call_2", "word_count", `{"text":"a b c"}`)),
+		calls(call("call_3", "no_such_tool", `{}`), call("call_4", "secret_read", `{}`)),
+		calls(call("call_5", "word_count", `{"words":1}`)),
+		modeltest.Turn{Text: "done"},
 	))
 	defer srv.Close()
-	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeModels(t, srv.BaseURL())})
+	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeRegistry(t, provider, name, srv.BaseURL())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +128,19 @@ func TestINV_TOOL_003_AgentToolLoop(t *testing.T) {
 	if err != nil || res.Status != sanad.StatusCompleted {
 		t.Fatalf("run: %v, %s %+v", err, res.Status, res.Errors)
 	}
-	reqs := toolRequests(t, srv)
+	reqs := srv.Requests()
 	if len(reqs) != 4 {
 		t.Fatalf("the model was asked %d times, want 4", len(reqs))
 	}
-	if got := strings.Join(reqs[0].Tools, ","); got != "hash_sha256,word_count" {
+	var offered []string
+	for _, tl := range reqs[0].Tools {
+		offered = append(offered, tl.Name)
+	}
+	if got := strings.Join(offered, ","); got != "hash_sha256,word_count" {
 		t.Errorf("tools offered: got %s, want hash_sha256,word_count (the agent's permitted tools)", got)
+	}
+	if !strings.Contains(reqs[0].System, "You are Counter") || !strings.Contains(reqs[0].Messages[0].Content, `"text": "a b c"`) {
+		t.Errorf("first request: system %q, messages %+v; want the agent and its input", reqs[0].System, reqs[0].Messages)
 	}
 	wantResults := []struct {
 		req  int
@@ -156,7 +155,7 @@ func TestINV_TOOL_003_AgentToolLoop(t *testing.T) {
 		{3, "call_5", `"code":"INVALID_INPUT"`},
 	}
 	for _, w := range wantResults {
-		if got := reqs[w.req].Results[w.id]; !strings.Contains(got, w.says) {
+		if got := results(reqs[w.req])[w.id]; !strings.Contains(got, w.says) {
 			t.Errorf("request %d, result of %s: got %q, want it to say %s", w.req+1, w.id, got, w.says)
 		}
 	}
@@ -171,9 +170,9 @@ func TestINV_TOOL_003_AgentToolLoop(t *testing.T) {
 	for _, c := range out.ToolCalls {
 		statuses = append(statuses, c.Tool+"="+c.Status)
 	}
-	if got := strings.Join(statuses, " "); out.Text != "done" || out.Turns != 4 ||
+	if got := strings.Join(statuses, " "); out.Text != "done" || out.Turns != 4 || out.Provider != provider ||
 		got != "hash.sha256=ok word.count=ok no_such_tool=TOOL_NOT_FOUND secret_read=POLICY_DENIED word.count=INVALID_INPUT" {
-		t.Errorf("output: text %q, %d turns, calls %s", out.Text, out.Turns, got)
+		t.Errorf("output: text %q, %d turns, provider %s, calls %s", out.Text, out.Turns, out.Provider, got)
 	}
 	// The record: every call went through the gateway, refusals included.
 	evs, err := r.Home().Ledger.Events(ctx, res.Trace)
@@ -202,13 +201,13 @@ func TestINV_TOOL_003_AgentToolLoop(t *testing.T) {
 		t.Fatalf("verify: %v", err)
 	}
 	// A replay calls nothing.
-	before := srv.Requests()
+	before := len(srv.Requests())
 	rep, err := r.Replay(ctx, res.Run)
 	if err != nil || string(rep.Outputs["count"]) != string(res.Outputs["count"]) {
 		t.Fatalf("replay: %v, %s", err, rep.Outputs["count"])
 	}
-	if srv.Requests() != before || counts["word.count"].Load() != 1 {
-		t.Errorf("the replay called the model (%d) or a tool (%d)", srv.Requests()-before, counts["word.count"].Load()-1)
+	if len(srv.Requests()) != before || counts["word.count"].Load() != 1 {
+		t.Errorf("the replay called the model (%d) or a tool (%d)", len(srv.Requests())-before, counts["word.count"].Load()-1)
 	}
 }
 
@@ -216,11 +215,11 @@ func TestINV_TOOL_003_AgentToolLoop(t *testing.T) {
 // limit, with AGENT_TURN_LIMIT.
 func TestAgentToolLoopTurnLimit(t *testing.T) {
 	ctx := context.Background()
-	srv := modeltest.NewServer(func(n int, _ string, _ []byte) (int, string) {
-		return scripted([]scriptedCall{{fmt.Sprintf("call_%d", n), "word_count", `{"text":"again"}`}})(1, "", nil)
+	srv := modeltest.NewOpenAI(func(n int, _ modeltest.Request) modeltest.Turn {
+		return calls(call(fmt.Sprintf("call_%d", n), "word_count", `{"text":"again"}`))
 	})
 	defer srv.Close()
-	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeModels(t, srv.BaseURL()), MaxTurns: 3})
+	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeRegistry(t, model.ProviderOpenAI, "gpt-4o-mini", srv.BaseURL()), MaxTurns: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,8 +234,8 @@ func TestAgentToolLoopTurnLimit(t *testing.T) {
 	if res.Status != sanad.StatusFailed || len(res.Errors) != 1 || res.Errors[0].Code != sanad.CodeTurnLimit {
 		t.Fatalf("got %s %+v, want failed with AGENT_TURN_LIMIT", res.Status, res.Errors)
 	}
-	if srv.Requests() != 3 || !strings.Contains(res.Errors[0].Message, "after 3 turns") {
-		t.Errorf("requests %d, message %q; want 3 turns", srv.Requests(), res.Errors[0].Message)
+	if len(srv.Requests()) != 3 || !strings.Contains(res.Errors[0].Message, "after 3 turns") {
+		t.Errorf("requests %d, message %q; want 3 turns", len(srv.Requests()), res.Errors[0].Message)
 	}
 }
 
@@ -245,12 +244,13 @@ func TestAgentToolLoopTurnLimit(t *testing.T) {
 // ran.
 func TestAgentToolLoopResume(t *testing.T) {
 	ctx := context.Background()
-	srv := modeltest.NewServer(scripted(
-		[]scriptedCall{{"call_1", "word_count", `{"text":"a b"}`}},
-		[]scriptedCall{{"call_2", "hash_sha256", `{"text":"a b"}`}},
+	srv := modeltest.NewAnthropic(modeltest.Sequence(
+		calls(call("call_1", "word_count", `{"text":"a b"}`)),
+		calls(call("call_2", "hash_sha256", `{"text":"a b"}`)),
+		modeltest.Turn{Text: "done"},
 	))
 	defer srv.Close()
-	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeModels(t, srv.BaseURL())})
+	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeRegistry(t, model.ProviderAnthropic, "claude-sonnet-4-5", srv.BaseURL())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestAgentToolLoopResume(t *testing.T) {
 	if err != nil || res.Status != sanad.StatusRunning {
 		t.Fatalf("interrupted run: %v, %s %+v", err, res.Status, res.Errors)
 	}
-	asked := srv.Requests()
+	asked := len(srv.Requests())
 	res, err = r.Resume(ctx, res.Run)
 	if err != nil || res.Status != sanad.StatusCompleted {
 		t.Fatalf("resume: %v, %s %+v", err, res.Status, res.Errors)
@@ -281,7 +281,7 @@ func TestAgentToolLoopResume(t *testing.T) {
 	if counts["word.count"].Load() != 1 {
 		t.Errorf("word.count ran %d times, want once", counts["word.count"].Load())
 	}
-	if got := srv.Requests() - asked; got != 2 {
+	if got := len(srv.Requests()) - asked; got != 2 {
 		t.Errorf("the resume asked the model %d times, want 2 (turns 2 and 3; turn 1 is read from the record)", got)
 	}
 }
