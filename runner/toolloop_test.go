@@ -17,6 +17,7 @@ import (
 	modelprovider "github.com/sanadhq/sanad/model/provider"
 	"github.com/sanadhq/sanad/playbook"
 	"github.com/sanadhq/sanad/runner"
+	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/tool"
 	"github.com/sanadhq/sanad/workflow"
 )
@@ -294,4 +295,42 @@ func countType(evs []*ledger.Event, typ string) int {
 		}
 	}
 	return n
+}
+
+// A tool a person must approve, asked for by a model: the run waits on a
+// gate; once it is approved, the resume reads the model's recorded turn,
+// makes the call, and goes on.
+func TestAgentToolLoopWaitsForApproval(t *testing.T) {
+	ctx := context.Background()
+	srv := modeltest.NewOpenAI(modeltest.Sequence(
+		calls(call("call_1", "pay", `{"to":"acme","amount":10}`)),
+		modeltest.Turn{Text: "paid"},
+	))
+	defer srv.Close()
+	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir(), Models: fakeRegistry(t, model.ProviderOpenAI, "gpt-4o-mini", srv.BaseURL())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	paid := 0
+	pb := payPlaybook(t, &paid)
+	pb.Agents[0].ModelClass = "reasoning"
+	pb.Workflow, err = workflow.Parse("pay.yaml", []byte("name: pay\nsteps:\n  - {id: send, agent: clerk, task: Pay the invoice}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(pb); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(ctx, "pay", nil, runner.Options{})
+	if err != nil || res.Status != sanad.StatusRunning || len(res.Gates) != 1 || paid != 0 {
+		t.Fatalf("run: %v, %s, gates %v, paid %d; want it waiting on a gate", err, res.Status, res.Gates, paid)
+	}
+	out, err := r.ResolveGate(ctx, res.Gates[0], runs.Principal{Agent: "ann", Role: "operator"}, true, "", true)
+	if err != nil || out.Resumed == nil || out.Resumed.Status != sanad.StatusCompleted || paid != 1 {
+		t.Fatalf("approve: %v, %+v, paid %d", err, out.Resumed, paid)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the model was asked %d times, want 2 (its first turn is read from the record on resume)", n)
+	}
 }
