@@ -111,6 +111,9 @@ func (a *app) printRun(v runner.RunView, full bool) {
 	if r.Error != nil {
 		fmt.Fprintf(w, "error %s: %s\n", r.Error.Code, r.Error.Message)
 	}
+	if r.Kind == sanad.KindSession {
+		fmt.Fprintf(w, "Its proposals, claims and verification: sanad session show %s\n", r.ID)
+	}
 	switch v.State {
 	case runner.StateInterrupted:
 		fmt.Fprintf(w, "It was interrupted before its end: resume it with `sanad runs resume %s`.\n", r.ID)
