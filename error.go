@@ -185,11 +185,14 @@ func ErrorMessage(err error) string {
 func IsRetryable(err error) bool { return ErrorCode(err).Retryable() }
 
 // bound truncates s to MaxMessageBytes on a UTF-8 boundary.
-func bound(s string) string {
-	if len(s) <= MaxMessageBytes {
+func bound(s string) string { return boundTo(s, MaxMessageBytes) }
+
+// boundTo truncates s to n bytes on a UTF-8 boundary, ending it with "…".
+func boundTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := MaxMessageBytes - len("…")
+	cut := n - len("…")
 	for cut > 0 && s[cut]&0xC0 == 0x80 {
 		cut--
 	}

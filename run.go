@@ -1,6 +1,9 @@
 package sanad
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // ContractVersion is the agent interface contract every run pins.
 const ContractVersion = "v1"
@@ -78,15 +81,24 @@ type RunError struct {
 	Code      Code   `json:"code"`
 	Message   string `json:"message"`
 	Retryable bool   `json:"retryable"`
+	// Stack is the stack of the panic that caused the failure (see
+	// [PanicError]), bounded to MaxStackBytes; empty when none did.
+	Stack string `json:"stack,omitempty"`
 }
 
-// NewRunError converts err to the bounded form a run records.
+// NewRunError converts err to the bounded form a run records. A
+// [PanicError] in err's chain gives its stack.
 func NewRunError(err error) *RunError {
 	if err == nil {
 		return nil
 	}
 	code := ErrorCode(err)
-	return &RunError{Code: code, Message: ErrorMessage(err), Retryable: code.Retryable()}
+	re := &RunError{Code: code, Message: ErrorMessage(err), Retryable: code.Retryable()}
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		re.Stack = boundTo(pe.Stack, MaxStackBytes)
+	}
+	return re
 }
 
 // Run is one unit of governed execution. The runs table is a projection of

@@ -41,7 +41,8 @@ func endedSchema(status string) string {
   "outputs":{"type":"array","items":` + refSchema + `},
   "response_hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},
   "error":{"type":"object","required":["code","message","retryable"],"additionalProperties":false,
-   "properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"}}}}}`
+   "properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"},
+    "stack":{"type":"string","maxLength":8192}}}}}`
 }
 
 // Vocabulary declares the run lifecycle events and the rules that order them.

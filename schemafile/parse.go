@@ -21,6 +21,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/sanadhq/sanad"
 )
 
 // Error says where a file is wrong and why. Line and Column are 1-based, or
@@ -32,7 +34,10 @@ type Error struct {
 	Line   int
 	Column int
 	Reason string
-	Err    error
+	// Err is the cause, when the error comes from another: the YAML
+	// parser's, the schema validator's, or the panic of a parser that
+	// failed (a *sanad.PanicError). It is not part of Error's text.
+	Err error
 }
 
 // ErrEmpty is the cause of the [*Error] of a file that holds no document:
@@ -117,7 +122,8 @@ func Parse(file string, data []byte, lim Limits) (root *Node, err error) {
 		// The parser is a dependency fed untrusted bytes: a panic in it
 		// fails the file, not the process.
 		if r := recover(); r != nil {
-			root, err = nil, &Error{File: file, Reason: fmt.Sprintf("YAML parser failed: %v", r)}
+			pe := sanad.NewPanicError(r)
+			root, err = nil, &Error{File: file, Reason: "YAML parser failed: " + pe.Value, Err: pe}
 		}
 	}()
 	f, err := parser.ParseBytes(data, 0)

@@ -495,21 +495,24 @@ func (c *call) approve(ctx context.Context, child *runs.Run) (Result, bool) {
 	if _, err := child.Append(c.rctx, TypeIntent, c.p.Agent, intent, nil); err != nil {
 		return c.fail(child, err), false
 	}
-	refuse := func(code sanad.Code, reason string) (Result, bool) {
+	// refuse records the refusal and fails the call's run with it; cause,
+	// when not nil, is the approver's error, kept in the run's failure (a
+	// critic's panic leaves its stack there).
+	refuse := func(code sanad.Code, reason string, cause error) (Result, bool) {
 		if _, err := child.Append(c.rctx, TypeRefused, "", c.refusal(StageApproval, code, "", reason), nil); err != nil {
 			return c.fail(child, err), false
 		}
-		return c.fail(child, sanad.Errorf(code, op, "%s", reason)), false
+		return c.fail(child, sanad.Wrap(cause, code, op, reason)), false
 	}
 	var v Verdict
 	var err error
 	switch {
 	case c.ti.approval == policy.ApprovalHuman && c.g.cfg.Humans == nil:
-		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a person's approval, and no human approver is configured")
+		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a person's approval, and no human approver is configured", nil)
 	case c.ti.approval == policy.ApprovalHuman:
 		v, err = c.g.cfg.Humans.ApproveByHuman(ctx, child, c.intent())
 	case c.g.cfg.Approver == nil:
-		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a critic's approval, and no critic is configured")
+		return refuse(sanad.CodeApprovalRequired, "tool "+c.e.spec.Name+" needs a critic's approval, and no critic is configured", nil)
 	default:
 		v, err = c.ask(ctx)
 	}
@@ -518,7 +521,7 @@ func (c *call) approve(ctx context.Context, child *runs.Run) (Result, bool) {
 		if !code.Known() {
 			code = sanad.CodeInternal
 		}
-		return refuse(code, "the critic gave no decision, so the call did not run: "+sanad.ErrorMessage(err))
+		return refuse(code, "the critic gave no decision, so the call did not run: "+sanad.ErrorMessage(err), err)
 	}
 	body := VerdictBody{CallInfo: c.info, Critic: clip(v.Critic, maxName), Reason: clip(v.Reason, maxReason)}
 	if body.Critic == "" {
@@ -542,11 +545,13 @@ func (c *call) approve(ctx context.Context, child *runs.Run) (Result, bool) {
 	return Result{}, true
 }
 
-// ask calls the Approver; a panic in it is an error, not a crash.
+// ask calls the Approver; a panic in it is an error, not a crash, with the
+// panic's value in its message and its stack in its cause.
 func (c *call) ask(ctx context.Context) (v Verdict, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = sanad.Errorf(sanad.CodeInternal, "tool.approve", "the critic panicked")
+			pe := sanad.NewPanicError(r)
+			err = sanad.Wrap(pe, sanad.CodeInternal, "tool.approve", "the critic panicked: "+pe.Value)
 		}
 	}()
 	return c.g.cfg.Approver.Approve(ctx, c.intent())
@@ -706,7 +711,8 @@ func (c *call) invoke(ctx context.Context, attempt int, run string) (out json.Ra
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- outcome{err: sanad.Errorf(sanad.CodeToolFailed, "tool."+spec.Name, "tool %s panicked", spec.Name)}
+				pe := sanad.NewPanicError(r)
+				done <- outcome{err: sanad.Wrap(pe, sanad.CodeToolFailed, "tool."+spec.Name, fmt.Sprintf("tool %s panicked: %s", spec.Name, pe.Value))}
 			}
 		}()
 		o, e := spec.Func(actx, in)

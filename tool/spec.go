@@ -64,7 +64,8 @@ func (r Retry) Backoff(n int) time.Duration {
 // identity, and returns the tool's output as JSON. It must honour ctx: its
 // deadline is the tool's timeout. An error that is a *sanad.Error keeps its
 // code (a retryable code may lead to a retry); any other error is recorded as
-// TOOL_FAILED.
+// TOOL_FAILED. A panic is TOOL_FAILED too, and never retried: tool.failed
+// records its value and stack ([sanad.PanicError]).
 type Func func(ctx context.Context, call Call) (json.RawMessage, error)
 
 // Call is what a tool's [Func] receives.

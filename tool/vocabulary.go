@@ -168,7 +168,8 @@ var (
 		`"attempt":{"type":"integer","minimum":1},"status":{"const":"SUCCESS"},"result_hash":{`+hashPattern+`},
 		 "input":`+refSchema+`,"output":`+refSchema+`,"elapsed_us":{"type":"integer","minimum":0}`)
 	errorSchema = `{"type":"object","required":["code","message","retryable"],"additionalProperties":false,
-		"properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"}}}`
+		"properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"},
+		 "stack":{"type":"string","maxLength":8192}}}`
 	failedSchema = bodySchema(callRequired+`,"attempt","status","error","retry","elapsed_us"`,
 		`"attempt":{"type":"integer","minimum":1},"status":{"type":"string","minLength":1},"error":`+errorSchema+`,
 		 "retry":{"type":"boolean"},"backoff_ms":{"type":"integer","minimum":0},"elapsed_us":{"type":"integer","minimum":0}`)

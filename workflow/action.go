@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -83,7 +84,9 @@ func (a *Actions) check(d *Definition) error {
 	return nil
 }
 
-// run runs the step's action, turning a panic into an error.
+// run runs the step's action, turning a panic into an error whose message
+// carries the panic's value and whose cause, a *sanad.PanicError, its stack:
+// the step.failed event records both.
 func (a *Actions) run(ctx context.Context, s *StepContext) (out json.RawMessage, err error) {
 	fn, ok := a.lookup(s.Step.Uses)
 	if !ok {
@@ -91,7 +94,8 @@ func (a *Actions) run(ctx context.Context, s *StepContext) (out json.RawMessage,
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, sanad.Errorf(sanad.CodeInternal, "workflow.step", "the action %s of step %s panicked", s.Step.Uses, s.Step.ID)
+			pe := sanad.NewPanicError(r)
+			out, err = nil, sanad.Wrap(pe, sanad.CodeInternal, "workflow.step", fmt.Sprintf("the action %s of step %s panicked: %s", s.Step.Uses, s.Step.ID, pe.Value))
 		}
 	}()
 	return fn(ctx, s)

@@ -252,7 +252,7 @@ const (
 	nameSchema     = `{"type":"string","minLength":1,"maxLength":128}`
 	textsSchema    = `{"type":"array","maxItems":64,"items":` + textSchema + `}`
 	riskSchema     = `{"enum":["low","medium","high","critical"]}`
-	errorSchema    = `{"type":"object","required":["code","message","retryable"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"}}}`
+	errorSchema    = `{"type":"object","required":["code","message","retryable"],"additionalProperties":false,"properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"},"stack":{"type":"string","maxLength":8192}}}`
 	stateSchema    = `{"enum":["initialized","planning","reviewing","executing","claiming","auditing","completed","failed","aborted"]}`
 	identitySchema = `{"type":"string","minLength":1,"maxLength":128}`
 )
