@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,22 +31,23 @@ func TestHumanApprovalThroughGate(t *testing.T) {
 				gates = &gate.Service{Runs: cfg.Runs, Roles: pol}
 				cfg.Humans = &tool.GateApprover{Gates: gates, RequiredRole: "treasurer", Every: time.Millisecond}
 			})
-			gates.Store = e.DB
+			awaited := &awaitedGate{Store: e.DB, id: make(chan string, 1)}
+			gates.Store = awaited
 			ctx := t.Context()
 			p := policy.Principal{Agent: "payer-1", Role: "worker", Scope: deal}
 			parent := e.startParent(t, p)
+			resolved := make(chan struct{})
 			go func() {
-				for ctx.Err() == nil {
-					open, _ := e.DB.Gates(context.Background(), gate.StatusOpen)
-					if len(open) == 1 {
-						if _, err := gates.Resolve(context.Background(), open[0].GateID, runs.Principal{Agent: "tess", Role: "treasurer"}, approve, "checked"); err != nil {
-							t.Errorf("resolve: %v", err)
-						}
-						return
+				defer close(resolved)
+				select {
+				case id := <-awaited.id:
+					if _, err := gates.Resolve(context.Background(), id, runs.Principal{Agent: "tess", Role: "treasurer"}, approve, "checked"); err != nil {
+						t.Errorf("resolve: %v", err)
 					}
-					time.Sleep(time.Millisecond)
+				case <-ctx.Done():
 				}
 			}()
+			t.Cleanup(func() { <-resolved }) // after ctx is cancelled
 			r := e.Gateway.Call(ctx, parent, p, tool.Request{Tool: "wire", CallID: "w1", Input: json.RawMessage(`{"amount":5}`), Justification: "supplier invoice 77"})
 			want := map[bool]sanad.Code{true: "", false: sanad.CodeBlocked}[approve]
 			wantCode(t, "human", r, want)
@@ -74,4 +76,18 @@ func TestHumanApprovalThroughGate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// awaitedGate is the gate store of a test: it sends, once, the id of the
+// first gate it is asked for, which is the gate the approver waits on once
+// it has opened it.
+type awaitedGate struct {
+	gate.Store
+	once sync.Once
+	id   chan string
+}
+
+func (s *awaitedGate) Gate(ctx context.Context, id string) (gate.Gate, error) {
+	s.once.Do(func() { s.id <- id })
+	return s.Store.Gate(ctx, id)
 }

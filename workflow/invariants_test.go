@@ -21,13 +21,29 @@ func TestINV_AGT_003_StepsRunInDefinitionOrder(t *testing.T) {
 	e := openEnv(t)
 	rec := &recorder{}
 	var running, most atomic.Int32
+	var mu sync.Mutex
+	var early []string // steps that started before an earlier one completed
 	e.actions.Register("rec", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
 		n := running.Add(1)
 		defer running.Add(-1)
 		if n > most.Load() {
 			most.Store(n)
 		}
-		time.Sleep(time.Millisecond)
+		// One at a time, in order: a step finds the outputs of exactly the
+		// steps before it, so one started while another ran would lack
+		// that one's.
+		if len(s.Outputs) != s.Index {
+			mu.Lock()
+			early = append(early, fmt.Sprintf("%s (with %d outputs)", s.Step.ID, len(s.Outputs)))
+			mu.Unlock()
+		}
+		for j := range s.Index {
+			if _, ok := s.Outputs[fmt.Sprintf("s%d", j)]; !ok {
+				mu.Lock()
+				early = append(early, fmt.Sprintf("%s before s%d", s.Step.ID, j))
+				mu.Unlock()
+			}
+		}
 		return rec.action(ctx, s)
 	})
 	d := parse(t, steps(12, ""))
@@ -44,6 +60,9 @@ func TestINV_AGT_003_StepsRunInDefinitionOrder(t *testing.T) {
 	}
 	if most.Load() != 1 {
 		t.Errorf("concurrent steps: got %d, want 1", most.Load())
+	}
+	if len(early) > 0 {
+		t.Errorf("steps started before the steps defined before them completed: %v", early)
 	}
 	// The record says the same: step.completed events in definition order.
 	evs, err := e.home.Ledger.Events(t.Context(), res.Trace)
@@ -220,23 +239,38 @@ func TestINV_CP_002_ResumeStartsAfterCheckpoint(t *testing.T) {
 func TestINV_PE_001_ConcurrencyLimit(t *testing.T) {
 	e := openEnv(t)
 	var running, most atomic.Int32
-	e.actions.Register("slow", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+	// full closes when three steps run at once: the first three wait for it,
+	// so they overlap whatever the scheduling, and the engine has its
+	// chance to start more than three.
+	full := make(chan struct{})
+	var fullOnce sync.Once
+	e.actions.Register("slow", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
 		n := running.Add(1)
+		defer running.Add(-1)
 		for {
 			m := most.Load()
 			if n <= m || most.CompareAndSwap(m, n) {
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-		running.Add(-1)
+		if n >= 3 {
+			fullOnce.Do(func() { close(full) })
+		}
+		select {
+		case <-full:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 		return json.RawMessage(`{}`), nil
 	})
 	src := "name: fan\nagent: worker\nmax_concurrency: 3\nsteps:\n"
 	for i := range 10 {
 		src += fmt.Sprintf("  - {id: p%d, uses: slow}\n", i)
 	}
-	res, err := e.engine.Start(t.Context(), parse(t, src), nil, opts)
+	// A run that would wait forever fails instead of hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res, err := e.engine.Start(ctx, parse(t, src), nil, opts)
 	if err != nil || res.Status != sanad.StatusCompleted {
 		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
 	}
@@ -255,7 +289,10 @@ func TestINV_PE_002_DependenciesHonoured(t *testing.T) {
 	var mu sync.Mutex
 	finished := map[string]bool{}
 	var violations []string
-	e.actions.Register("dag", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
+	// right-long finishes only after left has, so join, which needs both,
+	// is ready by left's side while right-long still runs.
+	leftDone := make(chan struct{})
+	e.actions.Register("dag", func(ctx context.Context, s *workflow.StepContext) (json.RawMessage, error) {
 		mu.Lock()
 		for _, dep := range s.Step.DependsOn {
 			if !finished[dep] || s.Outputs[dep] == nil {
@@ -263,10 +300,19 @@ func TestINV_PE_002_DependenciesHonoured(t *testing.T) {
 			}
 		}
 		mu.Unlock()
-		time.Sleep(time.Duration(len(s.Step.ID)) * time.Millisecond)
+		if s.Step.ID == "right-long" {
+			select {
+			case <-leftDone:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		mu.Lock()
 		finished[s.Step.ID] = true
 		mu.Unlock()
+		if s.Step.ID == "left" {
+			close(leftDone)
+		}
 		return json.Marshal(s.Step.ID)
 	})
 	// A diamond with a tail, written with a dependency after its dependent.
@@ -280,7 +326,10 @@ steps:
   - {id: right-long, uses: dag, depends_on: [root]}
   - {id: tail, uses: dag, depends_on: [join]}
 `
-	res, err := e.engine.Start(t.Context(), parse(t, src), nil, opts)
+	// A run that would wait forever fails instead of hanging the test.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res, err := e.engine.Start(ctx, parse(t, src), nil, opts)
 	if err != nil || res.Status != sanad.StatusCompleted {
 		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
 	}
