@@ -8,6 +8,7 @@ package gate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -181,7 +182,11 @@ func (s *Service) Wait(ctx context.Context, id string, every time.Duration) (Gat
 		}
 		select {
 		case <-ctx.Done():
-			return g, sanad.Wrap(ctx.Err(), sanad.CodeTimeout, "gate.wait", fmt.Sprintf("gate %s is still open", id))
+			code := sanad.CodeTimeout
+			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				code = sanad.CodeCancelled
+			}
+			return g, sanad.Wrap(ctx.Err(), code, "gate.wait", fmt.Sprintf("gate %s is still open", id))
 		case <-time.After(every):
 		}
 	}

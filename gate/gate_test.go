@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -119,5 +120,39 @@ func TestGateOrderingRule(t *testing.T) {
 	}
 	if _, err := h.Ledger.Verify(ctx, run.Record.Trace); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// openGates is a gate store whose every gate is open.
+type openGates struct{ gate.Store }
+
+func (openGates) Gate(_ context.Context, id string) (gate.Gate, error) {
+	return gate.Gate{Created: gate.Created{GateID: id}, Status: gate.StatusOpen}, nil
+}
+
+// Wait ends with its context: CANCELLED when it was cancelled, ERR_TIMEOUT
+// when its deadline passed, and the context's error stays reachable.
+func TestWaitEndsWithItsContext(t *testing.T) {
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	expired, cancel2 := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+	defer cancel2()
+	cases := []struct {
+		name  string
+		ctx   context.Context
+		code  sanad.Code
+		cause error
+	}{
+		{"cancelled", cancelled, sanad.CodeCancelled, context.Canceled},
+		{"deadline", expired, sanad.CodeTimeout, context.DeadlineExceeded},
+	}
+	s := &gate.Service{Store: openGates{}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := s.Wait(c.ctx, "g1", time.Hour)
+			if sanad.ErrorCode(err) != c.code || !errors.Is(err, c.cause) {
+				t.Errorf("got %v, want %s wrapping %v", err, c.code, c.cause)
+			}
+		})
 	}
 }

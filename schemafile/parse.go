@@ -183,9 +183,11 @@ func syntaxError(file string, err error) *Error {
 		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
 			p = Pos{tk.Position.Line, tk.Position.Column}
 		}
-		return Errorf(file, p, "invalid YAML: %s", ye.GetMessage())
+		e := Errorf(file, p, "invalid YAML: %s", ye.GetMessage())
+		e.Err = err
+		return e
 	}
-	return &Error{File: file, Reason: "invalid YAML: " + err.Error()}
+	return &Error{File: file, Reason: "invalid YAML: " + err.Error(), Err: err}
 }
 
 // posOf returns where n is written, or def when the parser did not say. A

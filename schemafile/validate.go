@@ -57,7 +57,7 @@ func Validate(file string, root *Node, s *jsonschema.Schema, hints map[string]st
 	}
 	ve, ok := verr.(*jsonschema.ValidationError)
 	if !ok {
-		return &Error{File: file, Reason: verr.Error()}
+		return &Error{File: file, Reason: verr.Error(), Err: verr}
 	}
 	all := leaves(ve, nil)
 	v := violation{file: file, root: root, schema: s, hints: hints, meant: map[keyOf]bool{}}
@@ -81,8 +81,9 @@ func Validate(file string, root *Node, s *jsonschema.Schema, hints map[string]st
 		}
 	}
 	if first == nil {
-		return &Error{File: file, Reason: ve.Error()}
+		return &Error{File: file, Reason: ve.Error(), Err: ve}
 	}
+	first.Err = ve
 	return first
 }
 
@@ -92,13 +93,13 @@ func Validate(file string, root *Node, s *jsonschema.Schema, hints map[string]st
 func ValidateValue(what string, v any, s *jsonschema.Schema, hints map[string]string) error {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return &Error{File: what, Reason: err.Error()}
+		return &Error{File: what, Reason: err.Error(), Err: err}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return &Error{File: what, Reason: err.Error()}
+		return &Error{File: what, Reason: err.Error(), Err: err}
 	}
 	return Validate(what, fromValue(doc), s, hints)
 }

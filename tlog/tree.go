@@ -148,7 +148,7 @@ func (p Prover) Inclusion(ctx context.Context, index, size uint64) ([][]byte, er
 	}
 	nodes, err := proof.Inclusion(index, size)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRange, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRange, err)
 	}
 	return p.rehash(ctx, nodes)
 }
@@ -160,7 +160,7 @@ func (p Prover) Consistency(ctx context.Context, size1, size2 uint64) ([][]byte,
 	}
 	nodes, err := proof.Consistency(size1, size2)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRange, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadRange, err)
 	}
 	return p.rehash(ctx, nodes)
 }

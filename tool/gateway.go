@@ -249,9 +249,9 @@ func (g *Gateway) Call(ctx context.Context, parent *runs.Run, p policy.Principal
 		code := sanad.ErrorCode(err)
 		var v *policy.Violation
 		if !errors.As(err, &v) {
-			return c.refuse(StageValidate, code, "", sanad.ErrorMessage(err), nil)
+			return c.refuse(StageValidate, code, "", sanad.ErrorMessage(err), nil).because(err)
 		}
-		return c.refuse(StageAbuse, code, v.Rule, v.Reason, c.decision(false, v.Rule, v.Reason))
+		return c.refuse(StageAbuse, code, v.Rule, v.Reason, c.decision(false, v.Rule, v.Reason)).because(err)
 	}
 	// 5–8. Approval, execution, recording.
 	return c.execute(ctx, d)
@@ -439,9 +439,9 @@ func (c *call) result(code sanad.Code, message string) Result {
 // fail ends child as failed with err, and returns the failure.
 func (c *call) fail(child *runs.Run, err error) Result {
 	if ferr := child.Fail(c.rctx, err); ferr != nil {
-		return c.result(sanad.ErrorCode(err), sanad.ErrorMessage(err)+" (the run's failure could not be recorded: "+sanad.ErrorMessage(ferr)+")")
+		return c.result(sanad.ErrorCode(err), sanad.ErrorMessage(err)+" (the run's failure could not be recorded: "+sanad.ErrorMessage(ferr)+")").because(errors.Join(err, ferr))
 	}
-	return c.result(sanad.ErrorCode(err), sanad.ErrorMessage(err))
+	return c.result(sanad.ErrorCode(err), sanad.ErrorMessage(err)).because(err)
 }
 
 // execute runs a call that was let through, in its own tool_gateway run.
@@ -452,7 +452,7 @@ func (c *call) execute(ctx context.Context, d policy.Decision) Result {
 	// waits for anyway.
 	inRef, err := g.cfg.Artifacts.Stage(c.scope, c.parent.Record.ID, MediaType, c.input)
 	if err != nil {
-		return c.refuse(StageRecord, sanad.ErrorCode(err), "", "the input could not be stored, so the call did not run: "+sanad.ErrorMessage(err), nil)
+		return c.refuse(StageRecord, sanad.ErrorCode(err), "", "the input could not be stored, so the call did not run: "+sanad.ErrorMessage(err), nil).because(err)
 	}
 	c.res.InputRef = inRef
 	dec := c.decision(true, string(d.Rule), d.Reason)
@@ -468,7 +468,7 @@ func (c *call) execute(ctx context.Context, d policy.Decision) Result {
 		Decision: *dec,
 	})
 	if err != nil {
-		return c.refuse(StageRecord, sanad.ErrorCode(err), "", "the call's run could not be started, so the call did not run: "+sanad.ErrorMessage(err), nil)
+		return c.refuse(StageRecord, sanad.ErrorCode(err), "", "the call's run could not be started, so the call did not run: "+sanad.ErrorMessage(err), nil).because(err)
 	}
 	c.res.Run = child.Record.ID
 	if c.ti.approval != policy.ApprovalNone {
@@ -683,7 +683,7 @@ func (c *call) complete(child *runs.Run, attempt int, inRef, outRef sanad.Artifa
 		err = end.Wait()
 	}
 	if err != nil {
-		return c.result(sanad.ErrorCode(err), "the tool succeeded but its outcome could not be recorded: "+sanad.ErrorMessage(err))
+		return c.result(sanad.ErrorCode(err), "the tool succeeded but its outcome could not be recorded: "+sanad.ErrorMessage(err)).because(err)
 	}
 	r := c.res
 	r.Success, r.InputHash, r.ResultHash, r.OutputRef, r.output = true, c.info.InputHash, body.ResultHash, outRef, canonical

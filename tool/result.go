@@ -35,6 +35,7 @@ type Result struct {
 	Attempts int `json:"attempts,omitempty"`
 
 	output []byte // canonical JSON; never handed out, only copies of it
+	cause  error  // the error behind a failure, when there is one: for Err
 }
 
 // Output returns the tool's output in canonical JSON, a new copy on each
@@ -42,12 +43,20 @@ type Result struct {
 func (r Result) Output() json.RawMessage { return bytes.Clone(r.output) }
 
 // Err returns nil for a successful call, and otherwise a *sanad.Error with
-// the result's code and message.
+// the result's code and message. Its cause is the error the call failed
+// with (the tool's own, a context's, a *sanad.PanicError…), for errors.Is and
+// errors.As; a call refused by the gateway's own checks has none.
 func (r Result) Err() error {
 	if r.Success {
 		return nil
 	}
-	return sanad.Errorf(r.Code, "tool.call", "%s", r.Message)
+	return sanad.Wrap(r.cause, r.Code, "tool.call", r.Message)
+}
+
+// because returns r with cause as the error behind its failure.
+func (r Result) because(cause error) Result {
+	r.cause = cause
+	return r
 }
 
 // MarshalJSON encodes the result with its output, as an API returns it:

@@ -267,7 +267,7 @@ func (o *ordering) Check(e *ledger.Event) error {
 	}
 	b, err := readRuleBody(e)
 	if err != nil {
-		return fmt.Errorf("%s body: %v", e.Type, err)
+		return fmt.Errorf("%s body: %w", e.Type, err)
 	}
 	if b.Key == "" {
 		if e.Type == TypeRefused {

@@ -120,10 +120,10 @@ func Parse(file string, data []byte) (*Definition, error) {
 	}
 	var d Definition
 	if err := json.Unmarshal(raw, &d); err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, err.Error())
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+err.Error())
 	}
 	if err := d.Validate(); err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, sanad.ErrorMessage(err))
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+sanad.ErrorMessage(err))
 	}
 	return &d, nil
 }
@@ -184,7 +184,7 @@ func (d *Definition) Validate() error {
 		for _, raw := range []json.RawMessage{s.With, compensateWith(s)} {
 			if len(raw) > 0 {
 				if _, err := canon.Parse(raw); err != nil {
-					return sanad.Errorf(sanad.CodeInvalidInput, op, "step %q: with is not valid JSON: %v", s.ID, err)
+					return sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("step %q: with is not valid JSON: %v", s.ID, err))
 				}
 			}
 		}

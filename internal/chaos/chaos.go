@@ -270,7 +270,7 @@ func (h *harness) child(ctx context.Context, run, crashAt string, randomKill boo
 		}
 	}
 	if werr != nil {
-		return out, false, fmt.Errorf("chaos: child %v: %v: %s", args, werr, stderr.String())
+		return out, false, fmt.Errorf("chaos: child %v: %w: %s", args, werr, stderr.String())
 	}
 	if err := h.examineExecs(completedBefore); err != nil {
 		return out, killed, err

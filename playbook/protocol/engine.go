@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -338,7 +339,7 @@ func (e *Engine) load(ctx context.Context, rec sanad.Run, evs []*ledger.Event) (
 	s := &session{e: e, t: &tracker{}, run: &runs.Run{Record: rec}, outcomes: map[string]outcome{}, declined: map[string]bool{}, reviewed: map[string]bool{}}
 	for _, ev := range evs {
 		if err := s.t.apply(ev); err != nil {
-			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "trace %s seq %d: %v", ev.Trace, ev.Seq, err)
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("trace %s seq %d: %v", ev.Trace, ev.Seq, err))
 		}
 		s.observe(ev)
 	}

@@ -189,7 +189,7 @@ var allowedIn = map[string][]State{
 
 func decode(e *ledger.Event, v any) error {
 	if err := json.Unmarshal(e.Body, v); err != nil {
-		return fmt.Errorf("%s body: %v", e.Type, err)
+		return fmt.Errorf("%s body: %w", e.Type, err)
 	}
 	return nil
 }
@@ -202,7 +202,7 @@ func (t *tracker) initialize(e *ledger.Event) error {
 		return err
 	}
 	if err := t.init.Thresholds.Validate(); err != nil {
-		return fmt.Errorf("thresholds: %s", sanad.ErrorMessage(err))
+		return fmt.Errorf("thresholds: %w", err)
 	}
 	t.run, t.state = e.Run, StateInitialized
 	t.proposals, t.intents, t.calls, t.claims = map[string]*proposal{}, map[string]*intent{}, map[string]*intent{}, map[string]*claim{}
@@ -268,7 +268,7 @@ func (t *tracker) transition(e *ledger.Event) error {
 		return fmt.Errorf("transition %s → %s is not a protocol transition (from %s: %s)", b.From, b.To, b.From, next(b.From))
 	}
 	if err := t.canEnter(b); err != nil {
-		return fmt.Errorf("transition %s → %s: %v", b.From, b.To, err)
+		return fmt.Errorf("transition %s → %s: %w", b.From, b.To, err)
 	}
 	t.state = b.To
 	return nil

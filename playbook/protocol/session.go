@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -137,7 +138,7 @@ func (s *session) record(ctx context.Context, build func() ([]ledger.Draft, erro
 	}
 	for _, ev := range evs {
 		if err := s.t.apply(ev); err != nil {
-			return evs, sanad.Errorf(sanad.CodeInternal, "protocol.record", "the ledger accepted %s but the session does not follow it: %v", ev.Type, err)
+			return evs, sanad.Wrap(err, sanad.CodeInternal, "protocol.record", fmt.Sprintf("the ledger accepted %s but the session does not follow it: %v", ev.Type, err))
 		}
 	}
 	return evs, nil

@@ -136,25 +136,25 @@ func ParseTask(file string, data []byte) (*Task, error) {
 	}
 	raw, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: not valid YAML: %s", file, firstLine(err.Error()))
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": not valid YAML: "+firstLine(err.Error()))
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, firstLine(err.Error()))
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+firstLine(err.Error()))
 	}
 	s, err := taskSchema()
 	if err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeInternal, op, "the task schema does not compile")
 	}
 	if err := s.Validate(doc); err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, schemaMessage(err))
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+schemaMessage(err))
 	}
 	var t Task
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, err.Error())
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+err.Error())
 	}
 	if err := t.Validate(); err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "%s: %s", file, sanad.ErrorMessage(err))
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, file+": "+sanad.ErrorMessage(err))
 	}
 	return &t, nil
 }

@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"fmt"
+
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/ledger"
 )
@@ -27,7 +29,7 @@ func Project(evs []*ledger.Event) (*View, error) {
 	v := &View{}
 	for _, e := range evs {
 		if err := t.apply(e); err != nil {
-			return nil, sanad.Errorf(sanad.CodeIntegrity, "protocol.project", "trace %s seq %d: %v", e.Trace, e.Seq, err)
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, "protocol.project", fmt.Sprintf("trace %s seq %d: %v", e.Trace, e.Seq, err))
 		}
 		v.States = append(v.States, t.state)
 	}
