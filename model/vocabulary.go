@@ -77,7 +77,7 @@ var callSchema = `{"type":"object","additionalProperties":false,
   "latency_ms":{"type":"integer","minimum":0},
   "cost":{"type":"number","minimum":0},
   "error":{"type":"object","required":["code","message","retryable"],"additionalProperties":false,
-   "properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"}}}},
+   "properties":{"code":{"type":"string","minLength":1},"message":{"type":"string","maxLength":512},"retryable":{"type":"boolean"},"stack":{"type":"string","maxLength":8192}}}},
  "if":{"properties":{"status":{"const":"` + CallOK + `"}}},
  "then":{"required":["response_hash","response"],"not":{"required":["error"]}},
  "else":{"required":["error"],"not":{"anyOf":[{"required":["response_hash"]},{"required":["response"]}]}}}`

@@ -28,7 +28,9 @@ func Example() {
 	r, _ := runner.Open(ctx, runner.Config{Dir: dir})
 	defer r.Close()
 	greet := tool.MustDefine(tool.Spec{Name: "greet", Description: "Greets someone.", SideEffect: tool.SideEffectNone},
-		func(_ context.Context, _ tool.Call, in Greeting) (Greeted, error) { return Greeted{"Hello, " + in.Name + "!"}, nil })
+		func(_ context.Context, _ tool.Call, in Greeting) (Greeted, error) {
+			return Greeted{"Hello, " + in.Name + "!"}, nil
+		})
 	greeter := agent.Profile{ID: "greeter", Name: "Greeter", Description: "Greets people.", Role: "greeter", PermittedTools: []string{"greet"}, Enabled: true, Version: "1"}
 	flow, _ := workflow.Parse("hello.yaml", []byte("name: hello\nsteps: [{id: hi, agent: greeter, task: Greet the guest}]"))
 	r.Register(&playbook.Playbook{Name: "hello", Agents: []agent.Profile{greeter}, Tools: []tool.Spec{greet}, Workflow: flow,

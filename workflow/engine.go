@@ -739,7 +739,7 @@ func canonicalOutput(step string, out json.RawMessage) (json.RawMessage, error) 
 	}
 	c, err := canon.Transform(out)
 	if err != nil {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, "workflow.step", "step %s returned invalid JSON: %v", step, err)
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, "workflow.step", fmt.Sprintf("step %s returned invalid JSON: %v", step, err))
 	}
 	return c, nil
 }
