@@ -11,7 +11,8 @@ import (
 
 // TestCommandHoldsOnlyWiring keeps the command line a thin client of the
 // runner: package main declares no agent (no Execute or ValidateOutput
-// method), no tool (no tool.Spec, no tool.Define), and no projection of
+// method, no import of an agent implementation), no tool (no tool.Spec, no
+// tool.Define), and no projection of
 // events (it reads no event body, and decodes events only to print the
 // envelope `ledger show` lists). Such code belongs to the package that owns
 // the concept, where a Go program can use it too.
@@ -28,6 +29,12 @@ func TestCommandHoldsOnlyWiring(t *testing.T) {
 		f, err := parser.ParseFile(fset, file, nil, 0)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			// Agents are made by the runner from a playbook, not here.
+			if p := strings.Trim(imp.Path.Value, `"`); strings.HasPrefix(p, "github.com/sanadhq/sanad/agent/") {
+				t.Errorf("%s: imports %s: package main does not make agents; the runner does", fset.Position(imp.Pos()), p)
+			}
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
