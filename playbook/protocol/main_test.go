@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sanadhq/sanad/internal/chaos"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/internal/chaos"
 	"github.com/sanadhq/sanad/playbook/protocol"
 )
 
