@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -254,8 +255,10 @@ func (b *batcher) next(timer *time.Timer) (batch, own []*Pending, ok bool) {
 }
 
 // failOpen fails every append of the open batch, unwritten: the ledger was
-// closed before they could commit. The caller holds mu.
-func (b *batcher) failOpen() {
+// closed before they could commit. It returns how many it failed. The
+// caller holds mu.
+func (b *batcher) failOpen() int {
+	failed := len(b.open)
 	for _, p := range b.open {
 		if p.signing != nil {
 			<-p.signing // the signer is writing into its events
@@ -264,11 +267,12 @@ func (b *batcher) failOpen() {
 	}
 	clear(b.open)
 	b.open, b.claimed, b.waited, b.clock = b.open[:0], 0, 0, time.Time{}
+	return failed
 }
 
 // close stops taking appends, commits what is queued and stops both
 // goroutines. If ctx ends first, the appends not yet cut fail at once, the
-// commit in flight finishes, and close returns ctx's error.
+// commit in flight finishes, and close returns ctx's error if it failed any.
 func (b *batcher) close(ctx context.Context) error {
 	b.mu.Lock()
 	b.closing = true
@@ -280,15 +284,17 @@ func (b *batcher) close(ctx context.Context) error {
 	case <-ctx.Done():
 		b.mu.Lock()
 		b.abandon = true
-		b.failOpen()
+		failed := b.failOpen()
 		b.mu.Unlock()
 		wake(b.cut)
 		<-b.committed
-		code := sanad.CodeCancelled
-		if ctx.Err() == context.DeadlineExceeded {
-			code = sanad.CodeTimeout
+		if failed > 0 {
+			code := sanad.CodeCancelled
+			if ctx.Err() == context.DeadlineExceeded {
+				code = sanad.CodeTimeout
+			}
+			err = sanad.Wrap(ctx.Err(), code, "ledger.close", fmt.Sprintf("the ledger closed before %d queued appends were committed", failed))
 		}
-		err = sanad.Wrap(ctx.Err(), code, "ledger.close", "the ledger closed before every queued append was committed")
 	}
 	b.stopOnce.Do(func() { close(b.stop) })
 	b.wg.Wait()

@@ -269,6 +269,10 @@ func TestCloseFlushes(t *testing.T) {
 	if err := l.Close(ctx); err != nil {
 		t.Fatalf("second Close: got error %v, want nil", err)
 	}
+	// Nothing is left to fail, so an ended context is no error either.
+	if err := l.Close(ended); err != nil {
+		t.Fatalf("Close with an ended context after everything committed: got error %v, want nil", err)
+	}
 }
 
 // TestCloseContextEnds: when Close's context ends before the queue is

@@ -148,9 +148,9 @@ func Open(cfg Config) (*Ledger, error) {
 // Close commits every queued append and stops the ledger; appends after
 // Close fail with UNAVAILABLE. If ctx ends first, the appends not yet handed
 // to the store fail with UNAVAILABLE, unwritten, and Close returns an error
-// with code CANCELLED or TIMEOUT once the commit in flight, if any, is done.
-// Either way nothing of the ledger runs after Close returns. Close may be
-// called more than once.
+// with code CANCELLED or TIMEOUT once the commit in flight, if any, is done
+// (nil if there were none to fail). Either way nothing of the ledger runs
+// after Close returns. Close may be called more than once.
 func (l *Ledger) Close(ctx context.Context) error {
 	return l.batcher.close(ctx)
 }
