@@ -146,8 +146,8 @@ func Open(cfg Config) (*Ledger, error) {
 }
 
 // Close commits every queued append and stops the ledger; appends after
-// Close fail with UNAVAILABLE. If ctx ends first, the appends not yet handed
-// to the store fail with UNAVAILABLE, unwritten, and Close returns an error
+// Close fail with UNAVAILABLE. If ctx ends first, the appends still in the
+// open batch fail with UNAVAILABLE, unwritten, and Close returns an error
 // with code CANCELLED or TIMEOUT once the commit in flight, if any, is done
 // (nil if there were none to fail). Either way nothing of the ledger runs
 // after Close returns. Close may be called more than once.
