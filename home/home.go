@@ -175,7 +175,8 @@ func checkNotReset(dbPath, keysDir string) error {
 func (h *Home) Close() error {
 	var errs []error
 	if h.Ledger != nil {
-		errs = append(errs, h.Ledger.Close())
+		// Everything queued commits before the store closes.
+		errs = append(errs, h.Ledger.Close(context.Background()))
 	}
 	if h.DB != nil {
 		errs = append(errs, h.DB.Close())

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -20,6 +18,7 @@ import (
 // Defaults for [Config].
 const (
 	DefaultMaxBatch        = 512
+	DefaultMaxAge          = time.Millisecond
 	DefaultQueueSize       = 8192
 	DefaultRuntimeIdentity = "sanad-runtime"
 	DefaultLogIdentity     = "sanad-log"
@@ -46,23 +45,24 @@ type Config struct {
 	LogIdentity string
 	// Now returns the time stamped on events (time.Now).
 	Now func() time.Time
-	// MaxBatch bounds how many appends share one commit (DefaultMaxBatch).
+	// MaxBatch bounds how many appends share one commit (DefaultMaxBatch):
+	// a batch that holds that many is committed at once.
 	MaxBatch int
+	// MaxAge bounds how long an append nobody waits for (see Enqueue) stays
+	// in the open batch, gathering more into the same commit
+	// (DefaultMaxAge); negative commits as soon as the committer is free.
+	// An append someone waits for ([Pending.Wait], Append) is committed
+	// without waiting for its age.
+	MaxAge time.Duration
 	// QueueSize bounds appends waiting for a commit (DefaultQueueSize). A full
 	// queue makes Append wait, within its context's deadline.
 	QueueSize int
-	// Linger is how long the background committer lets an append nobody
-	// waits for (see Enqueue) stay queued, gathering more into the same
-	// commit; zero or negative (the default) commits at once, which lets a
-	// workflow's steps commit on the other core while it goes on. An append
-	// someone waits for is committed by the waiter itself, at once.
-	Linger time.Duration
 	// Crash is called at PointBeforeCommit and PointAfterCommit, so that a
 	// test can stop the process there; nil does nothing.
 	Crash func(point string)
 }
 
-// Crash points of a commit (by a waiter or the background committer).
+// Crash points of a commit.
 const (
 	PointBeforeCommit = "ledger.before_commit" // a batch is about to be handed to the store
 	PointAfterCommit  = "ledger.after_commit"  // the store committed it; no appender knows yet
@@ -97,27 +97,8 @@ type Ledger struct {
 	traces map[string]*traceHead
 	idle   idleHeads // heads no append holds, least recently used last
 
-	// Appends wait in queued, in the order they were sealed, until a
-	// committer takes them. The committer is whoever holds commitMu: a
-	// goroutine waiting for its append (Pending.Wait), which commits the
-	// queue up to its own append itself, or the background committer, for
-	// appends nobody waits for. A waiter that finds another committing
-	// waits for its append or for turn, a token left by a committer that
-	// stops with appends still queued.
-	qmu      sync.Mutex // guards queued and closed
-	queued   []*Pending
-	closed   bool
-	slots    chan struct{} // one per queued append; full makes Enqueue wait
-	commitMu sync.Mutex
-	turn     chan struct{} // capacity 1
-	kick     chan struct{} // capacity 1: wakes the background committer
-	signq    chan *Pending // appends to sign, in queue order
-	signers  sync.WaitGroup
-	spinning atomic.Bool   // a signer is polling signq (see nextToSign)
-	signWake chan struct{} // wakes a parked signer
-	done     chan struct{}
-	batch    []*Pending // the committer's scratch, guarded by commitMu
-	events   []*Event   // likewise
+	// batcher signs sealed appends and commits them in batches.
+	batcher *batcher
 
 	cpMu sync.Mutex // serializes checkpoint issuance
 }
@@ -139,6 +120,9 @@ func Open(cfg Config) (*Ledger, error) {
 	if cfg.MaxBatch == 0 {
 		cfg.MaxBatch = DefaultMaxBatch
 	}
+	if cfg.MaxAge == 0 {
+		cfg.MaxAge = DefaultMaxAge
+	}
 	if cfg.QueueSize == 0 {
 		cfg.QueueSize = DefaultQueueSize
 	}
@@ -151,37 +135,24 @@ func Open(cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	l := &Ledger{
-		cfg:      cfg,
-		runtime:  rt,
-		log:      lg,
-		prover:   tlog.Prover{Nodes: cfg.Store},
-		traces:   make(map[string]*traceHead),
-		slots:    make(chan struct{}, cfg.QueueSize),
-		turn:     make(chan struct{}, 1),
-		kick:     make(chan struct{}, 1),
-		signq:    make(chan *Pending, cfg.QueueSize),
-		signWake: make(chan struct{}, 1),
-		done:     make(chan struct{}),
+		cfg:     cfg,
+		runtime: rt,
+		log:     lg,
+		prover:  tlog.Prover{Nodes: cfg.Store},
+		traces:  make(map[string]*traceHead),
 	}
-	for range max(runtime.GOMAXPROCS(0), 1) {
-		l.signers.Add(1)
-		go l.signLoop()
-	}
-	go l.commitLoop()
+	l.batcher = newBatcher(l, cfg.MaxBatch, cfg.QueueSize, cfg.MaxAge)
 	return l, nil
 }
 
-// Close waits for queued appends to commit and stops the ledger. Appends after
-// Close fail.
-func (l *Ledger) Close() error {
-	l.qmu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.kick)
-	}
-	l.qmu.Unlock()
-	<-l.done
-	return nil
+// Close commits every queued append and stops the ledger; appends after
+// Close fail with UNAVAILABLE. If ctx ends first, the appends still in the
+// open batch fail with UNAVAILABLE, unwritten, and Close returns an error
+// with code CANCELLED or TIMEOUT once the commit in flight, if any, is done
+// (nil if there were none to fail). Either way nothing of the ledger runs
+// after Close returns. Close may be called more than once.
+func (l *Ledger) Close(ctx context.Context) error {
+	return l.batcher.close(ctx)
 }
 
 // Types returns the event types the ledger accepts.
@@ -245,19 +216,22 @@ func (l *Ledger) Append(ctx context.Context, d Draft) (*Event, error) {
 // AppendAll seals drafts, all of one trace, as its next events in order, and
 // commits them together: all are durable when it returns, or none is
 // written. Any invalid draft, or one refused by an ordering rule, fails the
-// whole call with INVALID_INPUT before anything is written.
+// whole call with INVALID_INPUT before anything is written. ctx bounds the
+// wait for room in the queue; once the drafts are queued, AppendAll waits
+// for the outcome of their commit even if ctx ends, so that an error always
+// means nothing was written (use Enqueue and [Pending.Wait] to stop waiting
+// earlier).
 func (l *Ledger) AppendAll(ctx context.Context, drafts ...Draft) ([]*Event, error) {
 	for attempt := 0; ; attempt++ {
-		// Held: this goroutine commits them itself at once; waking the
-		// background committer would only have it wait for the lock.
-		p, err := l.enqueue(ctx, false, drafts)
+		// Held: the Wait below makes the batch due at once.
+		p, err := l.enqueue(ctx, true, drafts)
 		if err != nil {
 			return nil, err
 		}
 		if p == nil {
 			return nil, nil
 		}
-		err = p.Wait()
+		err = p.Wait(context.WithoutCancel(ctx))
 		if err == nil {
 			return p.evs, nil
 		}
@@ -292,43 +266,52 @@ type Pending struct {
 	// commit of the trace ends the epoch and fails every later append
 	// chained in it.
 	epoch uint64
-	keys  []*keyring.Key // the signers' keys, one per event
-	// claimed is set by whoever signs the events (a signer or the
-	// committer); signed is closed once they are signed and encoded.
-	claimed atomic.Bool
-	signed  chan struct{}
-	// settled is set, and done closed, once the append is committed or
-	// failed; err says which.
-	settled atomic.Bool
-	done    chan struct{}
-	err     error
+	keys  []*keyring.Key // the signers' keys, one per event; nil once signed
+	held  bool           // does not start its batch's clock (Hold)
+	// Batch fields, guarded by the batcher's mu: when the append joined
+	// the open batch (unless held), whether someone waits for it, whether
+	// its batch was cut, and, if the signer took it, a channel closed once
+	// it is signed.
+	queuedAt time.Time
+	waited   bool
+	cut      bool
+	signing  chan struct{}
+	// done is closed once the append is committed or failed; err says
+	// which.
+	done chan struct{}
+	err  error
 	// stale says the append failed because an earlier one of its trace
 	// did: it was never offered to the store.
 	stale bool
 }
 
 // Wait blocks until the events are durable, or their commit failed, and
-// reports which. It may be called more than once. If no commit is under way,
-// the calling goroutine commits the queue up to its append itself.
-func (p *Pending) Wait() error {
-	l := p.l
-	for !p.settled.Load() {
-		if l.commitMu.TryLock() {
-			for !p.settled.Load() && l.commitNext() {
-			}
-			l.commitMu.Unlock()
-			l.passTurn()
-			continue
-		}
-		select {
-		case <-p.done:
-		case <-l.turn:
-		}
+// reports which; an append still in the open batch is committed without
+// waiting for its age (Config.MaxAge). If ctx ends first, Wait returns an
+// error with code CANCELLED or TIMEOUT, and the append goes on: it is
+// committed or fails as if nobody had waited, and a later Wait reports
+// which. Wait may be called more than once, from any goroutine.
+func (p *Pending) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return p.err
+	default:
 	}
-	return p.err
+	p.l.batcher.want(p)
+	select {
+	case <-p.done:
+		return p.err
+	case <-ctx.Done():
+		code := sanad.CodeCancelled
+		if ctx.Err() == context.DeadlineExceeded {
+			code = sanad.CodeTimeout
+		}
+		return sanad.Wrap(ctx.Err(), code, "ledger.wait", "stopped waiting for an append to commit; it may still commit")
+	}
 }
 
 // Events returns the sealed events; they are durable once Wait returns nil.
+// Their signatures are written in by the batcher before their commit.
 // They must not be modified.
 func (p *Pending) Events() []*Event { return p.evs }
 
@@ -341,22 +324,27 @@ func (p *Pending) Events() []*Event { return p.evs }
 // written, and the trace's head is read again from the store. Invalid drafts
 // fail here with INVALID_INPUT, and nothing is queued. A nil Pending means
 // there was nothing to append.
+//
+// The append joins the open batch, which commits when it holds
+// Config.MaxBatch appends, when its oldest append has waited Config.MaxAge,
+// when someone waits for an append in it, or at Close.
 func (l *Ledger) Enqueue(ctx context.Context, drafts ...Draft) (*Pending, error) {
-	return l.enqueue(ctx, true, drafts)
-}
-
-// Hold is Enqueue for appends the caller will follow with one it waits for:
-// the background committer is not woken for them, so they commit with that
-// later append, in one commit instead of two (a tool call's start and its
-// outcome). A held append also commits with any commit another goroutine
-// makes meanwhile, and at Close; its Pending can be waited for like any
-// other. Until then it holds a queue slot.
-func (l *Ledger) Hold(ctx context.Context, drafts ...Draft) (*Pending, error) {
 	return l.enqueue(ctx, false, drafts)
 }
 
-// enqueue seals and queues drafts; kick wakes the background committer.
-func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pending, error) {
+// Hold is Enqueue for appends the caller will follow with one it waits for:
+// they do not start their batch's clock (Config.MaxAge), so they commit
+// with that later append, in one commit instead of two (a tool call's start
+// and its outcome). A held append also commits with any batch that falls due
+// meanwhile, and at Close; its Pending can be waited for like any other.
+// Until then it holds a queue slot.
+func (l *Ledger) Hold(ctx context.Context, drafts ...Draft) (*Pending, error) {
+	return l.enqueue(ctx, true, drafts)
+}
+
+// enqueue seals and queues drafts; a held append does not start its
+// batch's clock.
+func (l *Ledger) enqueue(ctx context.Context, held bool, drafts []Draft) (*Pending, error) {
 	const op = "ledger.append"
 	if len(drafts) == 0 {
 		return nil, nil
@@ -403,11 +391,10 @@ func (l *Ledger) enqueue(ctx context.Context, kick bool, drafts []Draft) (*Pendi
 	if cap(buf) <= 64<<10 { // a huge event's buffer is not kept
 		*scratch = buf
 	}
-	// The chain needs only the hashes: the signatures are made by the
-	// signers while this goroutine goes on, or by the committer if it gets
-	// there first.
-	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, done: make(chan struct{}), signed: make(chan struct{})}
-	if err := l.queueUp(ctx, p, kick); err != nil {
+	// The chain needs only the hashes: the batcher signs the events while
+	// this goroutine goes on.
+	p := &Pending{l: l, evs: evs, keys: keys, head: h, epoch: h.sealed, held: held, done: make(chan struct{})}
+	if err := l.batcher.add(ctx, p); err != nil {
 		h.loaded = false
 		l.release(h)
 		return nil, err
@@ -525,309 +512,4 @@ func encodeBody(v any) (json.RawMessage, error) {
 		return nil, errors.New("body must be a JSON object")
 	}
 	return body, nil
-}
-
-// queueUp queues p for commit, waiting for room within ctx, has it signed
-// and, if kick, wakes the background committer.
-func (l *Ledger) queueUp(ctx context.Context, p *Pending, kick bool) error {
-	select {
-	case l.slots <- struct{}{}:
-	case <-ctx.Done():
-		return sanad.Wrap(ctx.Err(), sanad.CodeTimeout, "ledger.append", "append queue full until the deadline")
-	}
-	l.qmu.Lock()
-	if l.closed {
-		l.qmu.Unlock()
-		<-l.slots
-		return sanad.Errorf(sanad.CodeUnavailable, "ledger.append", "ledger is closed")
-	}
-	l.queued = append(l.queued, p)
-	// A signer signs it ahead of its commit if one is free; if none is,
-	// the committer does.
-	select {
-	case l.signq <- p:
-		if !l.spinning.Load() {
-			select {
-			case l.signWake <- struct{}{}:
-			default:
-			}
-		}
-	default:
-	}
-	if kick {
-		select {
-		case l.kick <- struct{}{}:
-		default:
-		}
-	}
-	l.qmu.Unlock()
-	return nil
-}
-
-// claim reports whether the caller is the one to sign p's events: the
-// first to ask, a signer or a committer.
-func (p *Pending) claim() bool { return p.claimed.CompareAndSwap(false, true) }
-
-// signClaimed signs and encodes the events of appends the caller claimed,
-// all in one keyring.SignAll batch, and tells their waiters.
-func signClaimed(ps []*Pending) {
-	n := 0
-	for _, p := range ps {
-		n += len(p.evs)
-	}
-	keys, msgs := make([]*keyring.Key, 0, n), make([][]byte, 0, n)
-	buf := make([]byte, 0, n*signingMessageLen)
-	for _, p := range ps {
-		keys = append(keys, p.keys...)
-		for _, ev := range p.evs {
-			buf = appendSigningMessage(buf, ev.Hash)
-			msgs = append(msgs, buf[len(buf)-signingMessageLen:])
-		}
-	}
-	sigs := keyring.SignAll(keys, msgs)
-	for _, p := range ps {
-		for _, ev := range p.evs {
-			ev.setSig(sigs[0])
-			sigs = sigs[1:]
-		}
-		p.keys = nil
-		close(p.signed)
-	}
-}
-
-// maxSignBatch bounds how many queued appends a signer claims at once.
-const maxSignBatch = 64
-
-// signerSpin is how long an idle signer keeps polling the queue before it
-// parks. Waking a parked thread takes 70–95 µs on a small virtual machine,
-// longer than it takes to seal the next step of a workflow; a signer that
-// parked between two steps would sign them late, on the committer's path.
-const signerSpin = 200 * time.Microsecond
-
-// nextToSign returns the next queued append, and false once the queue is
-// closed. With none queued, one signer at a time polls for up to
-// signerSpin, yielding its core to any other goroutine between polls; the
-// others, and the poller once it gives up, park until queueUp wakes one.
-// They do not park on signq itself: a send to a channel hands its value to
-// a receiver blocked on it, which would take the append from the poller and
-// sign it only once its thread is awake.
-func (l *Ledger) nextToSign() (*Pending, bool) {
-	for {
-		if p, ok, got := l.pollSign(); got {
-			return p, ok
-		}
-		if l.spinning.CompareAndSwap(false, true) {
-			for deadline := time.Now().Add(signerSpin); time.Now().Before(deadline); {
-				runtime.Gosched()
-				if p, ok, got := l.pollSign(); got {
-					l.spinning.Store(false)
-					return p, ok
-				}
-			}
-			l.spinning.Store(false)
-			// An append queued while this signer gave up woke no one.
-			if p, ok, got := l.pollSign(); got {
-				return p, ok
-			}
-		}
-		<-l.signWake
-	}
-}
-
-// pollSign takes the next queued append if there is one (got), or learns
-// that the queue is closed (got, !ok).
-func (l *Ledger) pollSign() (p *Pending, ok, got bool) {
-	select {
-	case p, ok = <-l.signq:
-		return p, ok, true
-	default:
-		return nil, false, false
-	}
-}
-
-// signLoop signs queued appends ahead of their commit, taking whatever is
-// queued together, until the ledger stops.
-func (l *Ledger) signLoop() {
-	defer l.signers.Done()
-	var claimed []*Pending
-	for {
-		p, ok := l.nextToSign()
-		if !ok {
-			return
-		}
-		claimed = claimed[:0]
-		if p.claim() {
-			claimed = append(claimed, p)
-		}
-	more:
-		for len(claimed) < maxSignBatch {
-			select {
-			case q, ok := <-l.signq:
-				if !ok {
-					break more
-				}
-				if q.claim() {
-					claimed = append(claimed, q)
-				}
-			default:
-				break more
-			}
-		}
-		if len(claimed) > 0 {
-			signClaimed(claimed)
-		}
-		clear(claimed)
-	}
-}
-
-// settle reports p's outcome and lets its trace head go. A failure ends the
-// head's epoch, so that later appends chained on p fail and the next one
-// reads the head again.
-func (l *Ledger) settle(p *Pending, err error) {
-	if err != nil {
-		p.head.epoch.CompareAndSwap(p.epoch, p.epoch+1)
-	}
-	p.err = err
-	p.settled.Store(true)
-	close(p.done)
-	<-l.slots
-	l.tmu.Lock()
-	l.unref(p.head)
-	l.tmu.Unlock()
-}
-
-// settleIfStale fails p, unwritten, if it was chained on an append of its
-// trace whose commit failed, and reports whether it did.
-func (l *Ledger) settleIfStale(p *Pending) bool {
-	if p.head.epoch.Load() == p.epoch {
-		return false
-	}
-	p.stale = true
-	l.settle(p, sanad.Errorf(sanad.CodeConflict, "ledger.append", "an earlier append of trace %s failed, and these events were chained on it", p.head.trace))
-	return true
-}
-
-// drain commits everything queued, then leaves a turn if more was queued
-// meanwhile.
-func (l *Ledger) drain() {
-	l.commitMu.Lock()
-	for l.commitNext() {
-	}
-	l.commitMu.Unlock()
-	l.passTurn()
-}
-
-// passTurn leaves a turn for a waiter if appends are still queued after a
-// committer stopped: a waiter that found the committer busy may be waiting
-// for an append that committer did not take.
-func (l *Ledger) passTurn() {
-	l.qmu.Lock()
-	more := len(l.queued) > 0
-	l.qmu.Unlock()
-	if more {
-		select {
-		case l.turn <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (l *Ledger) crash(point string) {
-	if l.cfg.Crash != nil {
-		l.cfg.Crash(point)
-	}
-}
-
-// commitLoop is the background committer: it commits appends nobody waits
-// for, Linger after they were queued, and everything queued at Close.
-func (l *Ledger) commitLoop() {
-	defer close(l.done)
-	var linger *time.Timer
-	for range l.kick {
-		if l.cfg.Linger > 0 {
-			if linger == nil {
-				linger = time.NewTimer(l.cfg.Linger)
-			} else {
-				linger.Reset(l.cfg.Linger)
-			}
-			<-linger.C
-		}
-		l.drain()
-	}
-	// Closed: nothing can be queued any more; commit what is.
-	l.drain()
-	close(l.signq)
-	close(l.signWake)
-	l.signers.Wait()
-}
-
-// commitNext commits the oldest queued appends, up to MaxBatch, and reports
-// whether there were any. The caller holds commitMu.
-func (l *Ledger) commitNext() bool {
-	l.qmu.Lock()
-	n := min(len(l.queued), l.cfg.MaxBatch)
-	if n == 0 {
-		l.qmu.Unlock()
-		return false
-	}
-	batch := append(l.batch[:0], l.queued[:n]...)
-	rest := copy(l.queued, l.queued[n:])
-	clear(l.queued[rest:])
-	l.queued = l.queued[:rest]
-	l.qmu.Unlock()
-
-	// Sign what the signers have not reached, in one batch, and wait for
-	// what they are signing; appends chained on one that failed are failed,
-	// unwritten.
-	var claimed []*Pending
-	for _, q := range batch {
-		if q.claim() {
-			claimed = append(claimed, q)
-		}
-	}
-	if len(claimed) > 0 {
-		signClaimed(claimed)
-	}
-	live, events := batch[:0], l.events[:0]
-	for _, q := range batch {
-		<-q.signed
-		if l.settleIfStale(q) {
-			continue
-		}
-		live = append(live, q)
-		events = append(events, q.evs...)
-	}
-	defer func() {
-		clear(batch[:n])
-		clear(events)
-		l.batch, l.events = batch[:0], events[:0]
-	}()
-	if len(live) == 0 {
-		return true
-	}
-	l.crash(PointBeforeCommit)
-	_, err := l.cfg.Store.AppendEvents(context.Background(), events)
-	if err == nil {
-		l.crash(PointAfterCommit)
-		for _, q := range live {
-			l.settle(q, nil)
-		}
-		return true
-	}
-	if len(live) > 1 && sanad.ErrorCode(err) == sanad.CodeConflict {
-		// One conflicting append must not fail the others: commit
-		// them one by one, in order.
-		for _, q := range live {
-			if l.settleIfStale(q) {
-				continue
-			}
-			_, e := l.cfg.Store.AppendEvents(context.Background(), q.evs)
-			l.settle(q, e)
-		}
-		return true
-	}
-	for _, q := range live {
-		l.settle(q, err)
-	}
-	return true
 }

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"sync"
 	"testing"
@@ -146,7 +145,7 @@ func TestAppendRefusesBadDrafts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ledger.Open: %v", err)
 	}
-	t.Cleanup(func() { custom.Close() })
+	t.Cleanup(func() { custom.Close(context.Background()) })
 
 	scope := ledgertest.Scope
 	okBody := map[string]any{"trace": "t1"}
@@ -456,8 +455,16 @@ func TestGroupCommitBatches(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ledger.Open: %v", err)
 	}
-	defer l.Close()
+	defer l.Close(ctx)
 	const n = 64
+	// Every other append is queued behind the held commit once the open
+	// batch holds n-1.
+	queuedAll := make(chan struct{})
+	ledger.OnQueued(l, func(open int) {
+		if open == n-1 {
+			close(queuedAll)
+		}
+	})
 	appendTo := func(i int) error {
 		tr := fmt.Sprintf("group-%d", i)
 		_, err := l.Append(ctx, ledger.Draft{Trace: tr, Type: bundle.TypeExportAuthorized, Scope: ledgertest.Scope, Body: map[string]any{"trace": tr}})
@@ -469,20 +476,7 @@ func TestGroupCommitBatches(t *testing.T) {
 	for i := 1; i < n; i++ {
 		go func() { errs <- appendTo(i) }()
 	}
-	// Wait until every other append is queued behind the held commit, then
-	// let it finish.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		queued := ledger.Queued(l)
-		if queued >= n-1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			close(store.hold)
-			t.Fatalf("appends queued behind the held commit: got %d, want %d", queued, n-1)
-		}
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
-	}
+	<-queuedAll
 	close(store.hold)
 	for range n {
 		if err := <-errs; err != nil {

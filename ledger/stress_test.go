@@ -78,7 +78,7 @@ func TestCommitStress(t *testing.T) {
 						record(outcome{trace, mark, false, false})
 						continue
 					}
-					later = append(later, func() { record(outcome{trace, mark, p.Wait() == nil, false}) })
+					later = append(later, func() { record(outcome{trace, mark, p.Wait(ctx) == nil, false}) })
 				case 3:
 					if _, err := l.Enqueue(ctx, draft(trace, mark)); err != nil {
 						record(outcome{trace, mark, false, false})
@@ -93,7 +93,7 @@ func TestCommitStress(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if err := l.Close(); err != nil {
+	if err := l.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if store.failures.Load() == 0 {

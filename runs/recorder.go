@@ -84,7 +84,9 @@ type Run struct {
 func (r *Recorder) Start(ctx context.Context, s Spec) (*Run, error) {
 	run, p, err := r.start(ctx, s, true)
 	if err == nil && p != nil {
-		err = p.Wait()
+		// The outcome is awaited even if ctx ends: an error must mean
+		// the start was not recorded.
+		err = p.Wait(context.WithoutCancel(ctx))
 	}
 	if err != nil && run == nil {
 		return nil, err
@@ -284,7 +286,8 @@ func (run *Run) end(ctx context.Context, status sanad.RunStatus, outputs []sanad
 	if err != nil {
 		return err
 	}
-	return p.Wait()
+	// As in Start: an error must mean the end was not recorded.
+	return p.Wait(context.WithoutCancel(ctx))
 }
 
 // Conclude queues the run's terminal event with status (completed, failed

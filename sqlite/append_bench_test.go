@@ -54,7 +54,7 @@ func runEvents(b testing.TB, n int) []*ledger.Event {
 			b.Fatal(err)
 		}
 	}
-	l.Close()
+	l.Close(context.Background())
 	return c.evs[:n]
 }
 

@@ -65,7 +65,7 @@ func openLedger(t *testing.T, s ledger.Store, keys *keyring.Keyring) *ledger.Led
 	if err != nil {
 		t.Fatalf("ledger.Open: %v", err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() { l.Close(context.Background()) })
 	return l
 }
 
@@ -376,7 +376,7 @@ func TestReopen(t *testing.T) {
 		}
 	}
 	before := logBytes(t, db)
-	l.Close()
+	l.Close(context.Background())
 	db.Close()
 
 	db = openDB(t, path)
@@ -478,7 +478,7 @@ func TestPathWithURICharacters(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = l.Append(t.Context(), noteDraft("t", "x"))
-			l.Close()
+			l.Close(context.Background())
 			db.Close()
 			if err != nil {
 				t.Fatalf("append: %v", err)

@@ -64,7 +64,7 @@ func (e *env) ledger(t *testing.T, s Store) *ledger.Ledger {
 	if err != nil {
 		t.Fatalf("ledger.Open: %v", err)
 	}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() { l.Close(context.Background()) })
 	return l
 }
 

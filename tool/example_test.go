@@ -34,7 +34,7 @@ func ExampleGateway_Call() {
 		types, _ = ledger.NewTypes(append(home.Vocabularies(), tool.Vocabulary())...)
 	}
 	l, _ := ledger.Open(ledger.Config{Store: db, Keys: keys, Types: types, Origin: "sanad.log/example"})
-	defer l.Close()
+	defer l.Close(context.Background())
 	arts, _ := artifact.Open(filepath.Join(dir, "blobs"), db)
 
 	// A policy that lets analysts call lookup_claim, and the tool itself.

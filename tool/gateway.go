@@ -637,8 +637,8 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 // waits for, commits with it or after it, and every commit takes the queue
 // in order, so anything that later leaves the process through a tool with
 // side effects finds this call recorded first. Both are held (runs.Run.Hold):
-// the background committer is not woken for them, so the call's records
-// commit once, when the call waits for its outcome.
+// they do not start their batch's clock, so the call's records commit once,
+// when the call waits for its outcome.
 func (c *call) recordStart(child *runs.Run, started StartedBody, inRef sanad.ArtifactRef) error {
 	ev := runs.Event{Type: TypeStarted, Body: started, Refs: []sanad.ArtifactRef{inRef}}
 	if c.e.spec.SideEffect == SideEffectNone {
@@ -675,12 +675,12 @@ func (c *call) complete(child *runs.Run, attempt int, inRef, outRef sanad.Artifa
 	}
 	end, err := child.Conclude(c.rctx, sanad.StatusCompleted, []sanad.ArtifactRef{outRef}, nil, nil)
 	if err == nil {
-		err = done.Wait()
-	} else if werr := done.Wait(); werr != nil {
+		err = done.Wait(c.rctx)
+	} else if werr := done.Wait(c.rctx); werr != nil {
 		err = werr
 	}
 	if err == nil {
-		err = end.Wait()
+		err = end.Wait(c.rctx)
 	}
 	if err != nil {
 		return c.result(sanad.ErrorCode(err), "the tool succeeded but its outcome could not be recorded: "+sanad.ErrorMessage(err)).because(err)

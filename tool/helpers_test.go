@@ -77,7 +77,7 @@ func openEnv(tb testing.TB, pol *policy.Set, reg *tool.Registry, configure func(
 		tb.Fatalf("ledger.Open: got error %v, want nil", err)
 	}
 	tb.Cleanup(func() {
-		l.Close()
+		l.Close(context.Background())
 		db.Close()
 	})
 	arts, err := artifact.Open(filepath.Join(dir, "blobs"), db)

@@ -225,7 +225,7 @@ func (x *exec) effect(ctx context.Context, s *StepContext, key string, spec Effe
 		return nil, sanad.Errorf(sanad.CodeIntegrity, "workflow.replay", "effect %s has no recorded result: replay calls nothing", key)
 	}
 	// Nothing leaves the process before what led to it is durable.
-	if err := x.flush(); err != nil {
+	if err := x.flush(ctx); err != nil {
 		return nil, err
 	}
 	result := ResultBody{Key: key}

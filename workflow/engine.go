@@ -509,17 +509,19 @@ type exec struct {
 
 // flush waits until every queued step event is durable. An error means one
 // was not: the run cannot go on from its in-memory state, only be resumed
-// from what is recorded.
-func (x *exec) flush() error {
+// from what is recorded. The wait is not cut short when ctx ends: a
+// cancelled run's steps still commit, and a resume starts after them.
+func (x *exec) flush(ctx context.Context) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.flushLocked()
+	return x.flushLocked(ctx)
 }
 
-func (x *exec) flushLocked() error {
+func (x *exec) flushLocked(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
 	var first error
 	for _, p := range x.pending {
-		if err := p.Wait(); err != nil {
+		if err := p.Wait(ctx); err != nil {
 			if first == nil {
 				first = err
 			}
@@ -906,9 +908,9 @@ func (x *exec) finish(ctx context.Context) Result {
 		}
 		end, endErr = x.run.Conclude(ctx, res.Status, nil, x.outputs, cause)
 	}
-	ferr := x.flushLocked()
+	ferr := x.flushLocked(ctx)
 	if ferr == nil && end != nil {
-		ferr = end.Wait()
+		ferr = end.Wait(context.WithoutCancel(ctx))
 	}
 	if ferr == nil {
 		ferr = endErr
