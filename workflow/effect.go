@@ -527,7 +527,7 @@ func (x *exec) approval(ctx context.Context, agent, key, gwKey, name, justificat
 		if svc == nil {
 			return sanad.Errorf(sanad.CodeApprovalRequired, op, "tool %s needs a person's approval, and the engine has no gate service to ask one", name)
 		}
-		if err := x.flush(); err != nil {
+		if err := x.flush(ctx); err != nil {
 			return err
 		}
 		id, err := svc.Open(ctx, x.run, gate.Spec{

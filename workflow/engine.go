@@ -217,7 +217,7 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 	if opt.Started != nil {
 		if err := opt.Started(run.Record.ID); err != nil {
 			// The run is recorded and has not begun: a resume begins it.
-			if ferr := x.flush(); ferr != nil {
+			if ferr := x.flush(ctx); ferr != nil {
 				err = ferr
 			}
 			return Result{Run: run.Record.ID, Trace: run.Record.Trace, Status: sanad.StatusRunning}, err
