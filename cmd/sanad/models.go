@@ -19,7 +19,7 @@ import (
 
 // The modes a run, a step or a command works in.
 const (
-	modeDeterministic = "deterministic" // no model: the offline node, rule-based roles
+	modeDeterministic = "deterministic" // no model: the offline agents, rule-based roles
 	modeModel         = "model"         // a configured model writes the answers
 )
 
@@ -52,7 +52,7 @@ OPENAI_API_KEY or ANTHROPIC_API_KEY when it has no base_url, and no key when it 
 
 API keys are read only from the environment variable api_key_env names, never from a file or a
 flag, and are never printed or recorded. With no model configured, agents run in deterministic
-mode: each records what it was given instead of writing an answer.`
+mode: each analyses its evidence by rules (agent/offline) instead of asking a model.`
 
 // modelSetup is the model configuration of a command and where it came
 // from.
