@@ -420,6 +420,9 @@ func (l *Ledger) loadHead(ctx context.Context, trace string, h *traceHead) error
 		if err != nil {
 			return sanad.Wrap(err, sanad.CodeIntegrity, "ledger.append", fmt.Sprintf("trace %s seq %d: %v", trace, h.seq+1, err))
 		}
+		if err := s.Check(ev); err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, "ledger.append", fmt.Sprintf("trace %s: %v: run sanad ledger verify", trace, err))
+		}
 		if ev.Seq != h.seq+1 || ev.Prev != h.hash {
 			return sanad.Errorf(sanad.CodeIntegrity, "ledger.append", "trace %s is broken at seq %d: run sanad ledger verify", trace, ev.Seq)
 		}

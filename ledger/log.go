@@ -141,7 +141,8 @@ func (l *Ledger) ConsistencyProof(ctx context.Context, size1, size2 uint64) ([][
 }
 
 // Replay calls fn with each event of trace in order. It checks that the
-// events decode, hash and chain; signatures are checked by [Ledger.Verify].
+// events decode, hash, chain and are signed as filed; signatures are checked
+// by [Ledger.Verify].
 func (l *Ledger) Replay(ctx context.Context, trace string, fn func(*Event) error) error {
 	const op = "ledger.replay"
 	var prev canon.Digest
@@ -151,6 +152,9 @@ func (l *Ledger) Replay(ctx context.Context, trace string, fn func(*Event) error
 		ev, err := Decode(s.Raw)
 		if err != nil {
 			return &VerifyError{Trace: trace, Seq: seq + 1, Reason: err.Error()}
+		}
+		if err := s.Check(ev); err != nil {
+			return err
 		}
 		var h canon.Digest
 		h, buf = ev.computeHash(buf)

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/sanadhq/sanad/canon"
 	"github.com/sanadhq/sanad/tlog"
@@ -13,6 +14,32 @@ type Stored struct {
 	Index uint64       // leaf index in the Merkle log, from 0
 	Hash  canon.Digest // the leaf data as stored (must be the hash of Raw's event)
 	Raw   []byte
+	// Trace, Seq, Type and Run are what the store files the event under:
+	// the columns its lookups search. Nothing signs them; a reader trusts
+	// them only once they agree with the decoded event ([Stored.Check]).
+	Trace string
+	Seq   uint64
+	Type  string
+	Run   string
+}
+
+// Check reports, as a *VerifyError, index columns of s that disagree with ev,
+// the event decoded from s.Raw.
+func (s Stored) Check(ev *Event) error {
+	if s.Trace == ev.Trace && s.Seq == ev.Seq && s.Type == ev.Type && s.Run == ev.Run {
+		return nil
+	}
+	return &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: int64(s.Index), Reason: fmt.Sprintf(
+		"the store files this event as trace %q seq %d type %q run %q, but it is signed as trace %q seq %d type %q run %q",
+		s.Trace, s.Seq, s.Type, s.Run, ev.Trace, ev.Seq, ev.Type, ev.Run)}
+}
+
+// Filed is one entry of a store's index of traces: the trace and seq an
+// event is filed under, and its leaf index.
+type Filed struct {
+	Trace string
+	Seq   uint64
+	Index uint64
 }
 
 // Appender durably appends events.
@@ -40,6 +67,10 @@ type Reader interface {
 	EventByHash(ctx context.Context, hash canon.Digest) (Stored, error)
 	// Traces lists trace ids, in order of their first event.
 	Traces(ctx context.Context) ([]string, error)
+	// ReadTraceIndex calls fn for every event as the store's index of
+	// traces files it, in order of trace, then seq: it reads the index
+	// itself, so that a damaged index shows.
+	ReadTraceIndex(ctx context.Context, fn func(Filed) error) error
 }
 
 // TreeStore reads the Merkle log.

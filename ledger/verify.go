@@ -282,6 +282,9 @@ type verifyItem struct {
 	st  Stored
 	ev  *Event
 	err error
+	// full says the event had every check; otherwise only that it decodes
+	// and that its content hashes to its hash.
+	full bool
 }
 
 type verifyBatch struct {
@@ -290,8 +293,10 @@ type verifyBatch struct {
 }
 
 // checkStream decodes and checks events read by read on all cores and hands
-// them, in read order, to next.
-func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) error) error, next func(verifyItem) error) error {
+// them, in read order, to next. Events full selects get every check of
+// [Checker.CheckEvents]; the others (full nil selects all) are decoded and
+// their hashes checked.
+func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) error) error, full func(Stored) bool, next func(verifyItem) error) error {
 	const batchSize = 256
 	workers := runtime.GOMAXPROCS(0)
 	ctx, cancel := context.WithCancel(ctx)
@@ -309,15 +314,25 @@ func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) er
 					continue
 				}
 				evs := make([]*Event, 0, len(b.items))
+				var buf []byte
 				for i := range b.items {
 					it := &b.items[i]
-					if it.ev, it.err = decodeOwned(it.st.Raw); it.err == nil {
+					it.full = full == nil || full(it.st)
+					if it.ev, it.err = decodeOwned(it.st.Raw); it.err != nil {
+						continue
+					}
+					if it.full {
 						evs = append(evs, it.ev)
+						continue
+					}
+					var h canon.Digest
+					if h, buf = it.ev.computeHash(buf); h != it.ev.Hash {
+						it.err = &VerifyError{Trace: it.ev.Trace, Seq: it.ev.Seq, Index: -1, Reason: "event hash does not match its content"}
 					}
 				}
 				errs := chk.CheckEvents(evs)
 				for i, j := 0, 0; i < len(b.items); i++ {
-					if it := &b.items[i]; it.err == nil {
+					if it := &b.items[i]; it.err == nil && it.full {
 						it.err = errs[j]
 						j++
 					}
@@ -346,8 +361,8 @@ func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) er
 			return true
 		}
 		err := read(func(s Stored) error {
-			raw := append([]byte(nil), s.Raw...)
-			b.items = append(b.items, verifyItem{st: Stored{Index: s.Index, Hash: s.Hash, Raw: raw}})
+			s.Raw = append([]byte(nil), s.Raw...)
+			b.items = append(b.items, verifyItem{st: s})
 			if len(b.items) == batchSize && !flush() {
 				return ctx.Err()
 			}
@@ -409,9 +424,10 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 	if err := checkCheckpoints(); err != nil {
 		return rep, err
 	}
+	filed := map[string][]uint64{} // trace → leaf index of each event, by signed seq
 	err := checkStream(ctx, chk, func(fn func(Stored) error) error {
 		return l.cfg.Store.ReadLog(ctx, 0, fn)
-	}, func(it verifyItem) error {
+	}, nil, func(it verifyItem) error {
 		if it.st.Index != tree.Size() {
 			return &VerifyError{Index: int64(tree.Size()), Reason: fmt.Sprintf("leaf %d is missing (next stored is %d)", tree.Size(), it.st.Index)}
 		}
@@ -426,9 +442,13 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 		if it.st.Hash != it.ev.Hash {
 			return &VerifyError{Trace: it.ev.Trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "the stored leaf hash is not the event's hash"}
 		}
+		if err := it.st.Check(it.ev); err != nil {
+			return err
+		}
 		if err := chk.Next(it.ev); err != nil {
 			return err
 		}
+		filed[it.ev.Trace] = append(filed[it.ev.Trace], it.st.Index)
 		if err := tree.Append(tlog.LeafHash(it.ev.Hash[:]), collect); err != nil {
 			return err
 		}
@@ -462,8 +482,38 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 	if err := checkStoredNodes(ctx, l.cfg.Store, levels); err != nil {
 		return rep, err
 	}
+	if err := checkTraceIndex(ctx, l.cfg.Store, filed); err != nil {
+		return rep, err
+	}
 	rep.Traces, rep.TreeSize, rep.Checkpoints, rep.RootHash = len(chk.traces), size, len(cps), root
 	return rep, nil
+}
+
+// checkTraceIndex reads the store's index of traces and compares it with
+// where the log holds each trace's events (filed: trace → leaf index by
+// signed seq): every lookup by trace and seq must find the event the log
+// has there, and no other.
+func checkTraceIndex(ctx context.Context, r Reader, filed map[string][]uint64) error {
+	seen := 0
+	err := r.ReadTraceIndex(ctx, func(f Filed) error {
+		at, ok := filed[f.Trace]
+		if !ok || f.Seq < 1 || f.Seq > uint64(len(at)) || at[f.Seq-1] != f.Index {
+			return &VerifyError{Trace: f.Trace, Seq: f.Seq, Index: int64(f.Index), Reason: "the store's index of traces files leaf " + fmt.Sprint(f.Index) + " here, which is not where the log holds this trace's event"}
+		}
+		seen++
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	total := 0
+	for _, at := range filed {
+		total += len(at)
+	}
+	if seen != total {
+		return &VerifyError{Index: -1, Reason: fmt.Sprintf("the store's index of traces lists %d events, the log holds %d", seen, total)}
+	}
+	return nil
 }
 
 // checkStoredNodes compares every stored node of level >= 1 with the node
@@ -485,23 +535,56 @@ func checkStoredNodes(ctx context.Context, ts TreeStore, levels [][][]byte) erro
 
 func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Checkpoint, trace string) (Report, error) {
 	var rep Report
+	// Where the store's index files the trace's events. The index is not
+	// signed: it only says where to start looking.
+	var filed []uint64
+	err := l.cfg.Store.ReadTrace(ctx, trace, 0, func(s Stored) error {
+		filed = append(filed, s.Index)
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	if len(filed) == 0 {
+		return rep, sanad.Errorf(sanad.CodeNotFound, "ledger.verify", "trace %q has no events", trace)
+	}
+	// The trace's events are where their signed fields say: walking the log
+	// from the first of them finds every one, also those the index hides or
+	// files elsewhere. Every event on the way must decode and hash, since a
+	// damaged one could be the trace's; only the trace's get every check.
+	needle := []byte(`"trace":"` + trace + `"`)
+	mine := func(s Stored) bool { return s.Trace == trace || bytes.Contains(s.Raw, needle) }
 	at := make(map[uint64]canon.Digest) // leaf index → hash of this trace's events
-	err := checkStream(ctx, chk, func(fn func(Stored) error) error {
-		return l.cfg.Store.ReadTrace(ctx, trace, 0, fn)
-	}, func(it verifyItem) error {
+	next := filed[0]
+	err = checkStream(ctx, chk, func(fn func(Stored) error) error {
+		return l.cfg.Store.ReadLog(ctx, filed[0], fn)
+	}, mine, func(it verifyItem) error {
+		if it.st.Index != next {
+			return &VerifyError{Trace: trace, Index: int64(next), Reason: fmt.Sprintf("leaf %d is missing (next stored is %d)", next, it.st.Index)}
+		}
+		next++
 		if it.err != nil {
 			var ve *VerifyError
 			if errors.As(it.err, &ve) {
-				ve.Trace = trace
+				ve.Index = int64(it.st.Index)
+				if it.full {
+					ve.Trace = trace
+				}
 				return ve
 			}
-			return &VerifyError{Trace: trace, Seq: uint64(rep.Events) + 1, Index: int64(it.st.Index), Reason: it.err.Error()}
-		}
-		if it.ev.Trace != trace {
-			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: fmt.Sprintf("event of trace %q stored under this trace", it.ev.Trace)}
+			return &VerifyError{Trace: trace, Index: int64(it.st.Index), Reason: it.err.Error()}
 		}
 		if it.st.Hash != it.ev.Hash {
-			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "the stored leaf hash is not the event's hash"}
+			return &VerifyError{Trace: it.ev.Trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "the stored leaf hash is not the event's hash"}
+		}
+		if err := it.st.Check(it.ev); err != nil {
+			return err
+		}
+		if it.ev.Trace != trace {
+			return nil
+		}
+		if rep.Events >= len(filed) || filed[rep.Events] != it.st.Index {
+			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "the store's index of this trace does not list this event where the log holds it: lookups would not find it"}
 		}
 		if err := chk.Next(it.ev); err != nil {
 			return err
@@ -513,8 +596,8 @@ func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Check
 	if err != nil {
 		return rep, err
 	}
-	if rep.Events == 0 {
-		return rep, sanad.Errorf(sanad.CodeNotFound, "ledger.verify", "trace %q has no events", trace)
+	if rep.Events != len(filed) {
+		return rep, &VerifyError{Trace: trace, Index: -1, Reason: fmt.Sprintf("the store's index lists %d events of this trace, the log holds %d", len(filed), rep.Events)}
 	}
 	if err := chk.Finish(); err != nil {
 		return rep, err
@@ -553,6 +636,9 @@ func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Check
 	}
 	if seen != len(at) {
 		return rep, &VerifyError{Trace: trace, Index: -1, Reason: "events of this trace are outside the Merkle log"}
+	}
+	if next != tree.Size() {
+		return rep, &VerifyError{Index: int64(next), Reason: fmt.Sprintf("the log has %d leaves but events stop at leaf %d", tree.Size(), next)}
 	}
 	if cpi < len(cps) {
 		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d)", cps[cpi].Size, tree.Size())}

@@ -111,7 +111,7 @@ func (db *DB) prepare(ctx context.Context) error {
 		must(&db.st.endRun, db.write, "UPDATE runs SET status = ?, ended_idx = ? WHERE run_id = ?")
 		must(&db.st.insArtifact, db.write, insertSQL(artifactsInsert, artifactCols, 1)+onConflictNothing)
 	}
-	must(&db.st.readTrace, db.read, "SELECT idx, hash, data FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
+	must(&db.st.readTrace, db.read, "SELECT idx, hash, data, trace, seq, type, coalesce(run, '') FROM events WHERE trace = ? AND seq > ? ORDER BY seq")
 	must(&db.st.node, db.read, nodeSQL)
 	must(&db.st.leaf, db.read, leafSQL)
 	must(&db.st.nodeSpan, db.read, nodeSpanSQL)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -305,23 +306,29 @@ func (db *DB) TreeSize(ctx context.Context) (uint64, error) {
 	return uint64(size), nil
 }
 
-// TraceHead implements [ledger.Reader].
+// TraceHead implements [ledger.Reader]. The row the index gives as the
+// head must hold an event signed as that trace and seq, with that hash.
 func (db *DB) TraceHead(ctx context.Context, trace string) (uint64, canon.Digest, error) {
-	var seq int64
-	var h []byte
-	err := db.read.QueryRowContext(ctx, "SELECT seq, hash FROM events WHERE trace = ? ORDER BY seq DESC LIMIT 1", trace).Scan(&seq, &h)
+	const op = "sqlite.trace_head"
+	var seq, idx int64
+	var h, data []byte
+	var typ, run string
+	err := db.read.QueryRowContext(ctx, "SELECT idx, seq, hash, data, type, coalesce(run, '') FROM events WHERE trace = ? ORDER BY seq DESC LIMIT 1", trace).Scan(&idx, &seq, &h, &data, &typ, &run)
 	if err == sql.ErrNoRows {
 		return 0, canon.Digest{}, nil
 	}
 	if err != nil {
-		return 0, canon.Digest{}, classify(err, "sqlite.trace_head", "read trace head")
+		return 0, canon.Digest{}, classify(err, op, "read trace head")
 	}
-	var d canon.Digest
-	if len(h) != len(d) {
-		return 0, d, sanad.Errorf(sanad.CodeIntegrity, "sqlite.trace_head", "stored hash of %s seq %d is damaged", trace, seq)
+	ev, err := ledger.Decode(data)
+	if err != nil {
+		return 0, canon.Digest{}, sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("the head of trace %s (leaf %d) does not decode: %v", trace, idx, err))
 	}
-	copy(d[:], h)
-	return uint64(seq), d, nil
+	st := ledger.Stored{Index: uint64(idx), Trace: trace, Seq: uint64(seq), Type: typ, Run: run}
+	if err := st.Check(ev); err != nil || !bytes.Equal(h, ev.Hash[:]) {
+		return 0, canon.Digest{}, sanad.Errorf(sanad.CodeIntegrity, op, "the index's head of trace %s (leaf %d) is not the event it holds: run sanad ledger verify", trace, idx)
+	}
+	return ev.Seq, ev.Hash, nil
 }
 
 // ReadTrace implements [ledger.Reader].
@@ -332,7 +339,7 @@ func (db *DB) ReadTrace(ctx context.Context, trace string, after uint64, fn func
 
 // ReadLog implements [ledger.Reader].
 func (db *DB) ReadLog(ctx context.Context, from uint64, fn func(ledger.Stored) error) error {
-	return db.scan(ctx, "sqlite.read_log", fn, "SELECT idx, hash, data FROM events WHERE idx >= ? ORDER BY idx", int64(from))
+	return db.scan(ctx, "sqlite.read_log", fn, "SELECT idx, hash, data, trace, seq, type, coalesce(run, '') FROM events WHERE idx >= ? ORDER BY idx", int64(from))
 }
 
 func (db *DB) scan(ctx context.Context, op string, fn func(ledger.Stored) error, query string, args ...any) error {
@@ -346,12 +353,13 @@ func scanRows(rows *sql.Rows, err error, op string, fn func(ledger.Stored) error
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var idx int64
+		var idx, seq int64
 		var hash, raw sql.RawBytes
-		if err := rows.Scan(&idx, &hash, &raw); err != nil {
+		var trace, typ, run string
+		if err := rows.Scan(&idx, &hash, &raw, &trace, &seq, &typ, &run); err != nil {
 			return classify(err, op, "scan")
 		}
-		st := ledger.Stored{Index: uint64(idx), Raw: raw}
+		st := ledger.Stored{Index: uint64(idx), Raw: raw, Trace: trace, Seq: uint64(seq), Type: typ, Run: run}
 		copy(st.Hash[:], hash) // a damaged (short) hash stays visibly wrong
 		if err := fn(st); err != nil {
 			return err
@@ -412,16 +420,40 @@ func (db *DB) ReadTreeNodes(ctx context.Context, fn func(tlog.Node) error) error
 // which would cost a random index write per append: the lookup scans the log,
 // newest first.
 func (db *DB) EventByHash(ctx context.Context, h canon.Digest) (ledger.Stored, error) {
-	var idx int64
+	var idx, seq int64
 	var data []byte
-	err := db.read.QueryRowContext(ctx, "SELECT idx, data FROM events WHERE hash = ? ORDER BY idx DESC LIMIT 1", h[:]).Scan(&idx, &data)
+	var trace, typ, run string
+	err := db.read.QueryRowContext(ctx, "SELECT idx, data, trace, seq, type, coalesce(run, '') FROM events WHERE hash = ? ORDER BY idx DESC LIMIT 1", h[:]).Scan(&idx, &data, &trace, &seq, &typ, &run)
 	if err == sql.ErrNoRows {
 		return ledger.Stored{}, sanad.Errorf(sanad.CodeNotFound, "sqlite.event_by_hash", "no event with hash %s", h)
 	}
 	if err != nil {
 		return ledger.Stored{}, classify(err, "sqlite.event_by_hash", "query")
 	}
-	return ledger.Stored{Index: uint64(idx), Hash: h, Raw: data}, nil
+	return ledger.Stored{Index: uint64(idx), Hash: h, Raw: data, Trace: trace, Seq: uint64(seq), Type: typ, Run: run}, nil
+}
+
+// ReadTraceIndex implements [ledger.Reader]: it reads the (trace, seq)
+// index alone, without the table's rows.
+func (db *DB) ReadTraceIndex(ctx context.Context, fn func(ledger.Filed) error) error {
+	const op = "sqlite.read_trace_index"
+	rows, err := db.read.QueryContext(ctx, "SELECT trace, seq, idx FROM events INDEXED BY sqlite_autoindex_events_1 ORDER BY trace, seq")
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var f ledger.Filed
+		var seq, idx int64
+		if err := rows.Scan(&f.Trace, &seq, &idx); err != nil {
+			return classify(err, op, "scan")
+		}
+		f.Seq, f.Index = uint64(seq), uint64(idx)
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err(), op, "read")
 }
 
 // Traces implements [ledger.Reader].
