@@ -45,6 +45,11 @@ type Config struct {
 	// Crash is passed to the store and the ledger (see their crash
 	// points); nil does nothing.
 	Crash func(point string)
+	// CheckpointDirs are folders, besides the home itself, that keep a copy
+	// of the latest checkpoint the log signed (a folder on another disk, or
+	// one synced elsewhere): a home whose database does not extend any of
+	// them refuses to open.
+	CheckpointDirs []string
 }
 
 // Home is an open home folder.
@@ -57,6 +62,7 @@ type Home struct {
 	Runs      *runs.Recorder // nil when read-only
 	Types     *ledger.Types
 	unlock    func() error // releases the writer lock; nil when read-only
+	closed    bool
 }
 
 // Vocabularies returns the event vocabularies of every built-in package.
@@ -144,7 +150,12 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		}
 		logKey = k
 	}
-	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: Origin(logKey), Crash: cfg.Crash})
+	origin := Origin(logKey)
+	mirrors := []ledger.Mirror{FileMirror{Path: filepath.Join(cfg.Dir, CheckpointFile)}}
+	for _, d := range cfg.CheckpointDirs {
+		mirrors = append(mirrors, FileMirror{Path: filepath.Join(d, mirrorName(origin))})
+	}
+	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: origin, Crash: cfg.Crash, Mirrors: mirrors})
 	if err != nil {
 		h.Close()
 		var se *sanad.Error
@@ -173,6 +184,10 @@ func checkNotReset(dbPath, keysDir string) error {
 
 // Close closes everything the home opened.
 func (h *Home) Close() error {
+	if h.closed {
+		return nil
+	}
+	h.closed = true
 	var errs []error
 	if h.Ledger != nil {
 		// Everything queued commits before the store closes.

@@ -4,8 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/ledgertest"
 )
@@ -85,5 +91,137 @@ func TestIntegrity1_IndexColumnsAgreeWithSignedFields(t *testing.T) {
 				t.Error("every per-trace verification passed")
 			}
 		})
+	}
+}
+
+// copyDB copies the database files of the closed home in dir (a backup).
+func copyDB(t *testing.T, dir string) string {
+	t.Helper()
+	backup := t.TempDir()
+	for _, name := range []string{"sanad.db", "sanad.db-wal", "sanad.db-shm"} {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(backup, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return backup
+}
+
+// restoreDB puts the database files of backup back into the home in dir.
+func restoreDB(t *testing.T, backup, dir string) {
+	t.Helper()
+	for _, name := range []string{"sanad.db", "sanad.db-wal", "sanad.db-shm"} {
+		os.Remove(filepath.Join(dir, name))
+		data, err := os.ReadFile(filepath.Join(backup, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Finding 2: a database restored from an older copy is refused at open,
+// with a message that says so.
+func TestIntegrity2_RollbackRefusedAtOpen(t *testing.T) {
+	dir, _ := recordTraces(t, 1, 20)
+	backup := copyDB(t, dir)
+	h := ledgertest.Open(t, dir)
+	ledgertest.Record(t, h, 20)
+	ledgertest.Close(t, h)
+	restoreDB(t, backup, dir)
+	_, err := ledgertest.OpenErr(t, dir)
+	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), "rollback") {
+		t.Fatalf("open after restoring an older database: got %v, want INTEGRITY saying rollback", err)
+	}
+}
+
+// Finding 2: restoring an older copy of the whole home (checkpoint file
+// included) and appending again forks the log; a checkpoint kept in
+// another folder refuses it, so two checkpoints of one size with different
+// roots are never signed.
+func TestIntegrity2_ForkRefusedByACheckpointElsewhere(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	open := func() (*home.Home, error) {
+		return home.Open(context.Background(), home.Config{Dir: dir, CheckpointDirs: []string{elsewhere}})
+	}
+	h, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.Record(t, h, 20)
+	h.Close()
+	old := ledgertest.CopyHome(t, dir)
+	h, err = open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.Record(t, h, 20)
+	h.Close()
+	// The whole home goes back to the old copy.
+	os.RemoveAll(dir)
+	if err := os.Rename(old, dir); err != nil {
+		t.Fatal(err)
+	}
+	_, err = open()
+	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), elsewhere) {
+		t.Fatalf("open of a rolled-back home: got %v, want INTEGRITY naming %s", err, elsewhere)
+	}
+}
+
+// Finding 2: deleting a trace's tail together with its Merkle nodes and the
+// checkpoint rows that cover it is refused at open.
+func TestIntegrity2_TailRemovedWithTreeAndCheckpoints(t *testing.T) {
+	dir, traces := recordTraces(t, 2, 20)
+	ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+		var from int64
+		if err := db.QueryRow("SELECT min(idx) FROM events WHERE trace = ? AND seq >= 15", traces[1]).Scan(&from); err != nil {
+			return err
+		}
+		for _, q := range []string{"DELETE FROM events WHERE idx >= ?", "DELETE FROM tlog_nodes", "DELETE FROM checkpoints"} {
+			if _, err := db.Exec(q, from); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, err := ledgertest.OpenErr(t, dir); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+		t.Fatalf("open: got %v, want INTEGRITY", err)
+	}
+}
+
+// Finding 2: the log never signs a checkpoint that does not extend the
+// last one it signed, even when its store is changed under it.
+func TestIntegrity2_NeverSignsAnInconsistentCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := recordTraces(t, 1, 20)
+	h := ledgertest.Open(t, dir)
+	if _, _, err := h.Ledger.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the leaf hash of the last event the checkpoint covers, while
+	// the ledger is open.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "sanad.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("UPDATE events SET hash = zeroblob(32) WHERE idx = (SELECT max(idx) FROM events)"); err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.Record(t, h, 10)
+	_, _, err = h.Ledger.Checkpoint(ctx)
+	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), "refusing to sign") {
+		t.Fatalf("Checkpoint over a rewritten store: got %v, want INTEGRITY, refusing to sign", err)
 	}
 }

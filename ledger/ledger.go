@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -60,6 +61,10 @@ type Config struct {
 	// Crash is called at PointBeforeCommit and PointAfterCommit, so that a
 	// test can stop the process there; nil does nothing.
 	Crash func(point string)
+	// Mirrors keep the latest signed checkpoint outside the store. With
+	// any, Open refuses a store that does not extend it, and Close signs a
+	// checkpoint of what was appended since the last one.
+	Mirrors []Mirror
 }
 
 // Crash points of a commit.
@@ -100,7 +105,9 @@ type Ledger struct {
 	// batcher signs sealed appends and commits them in batches.
 	batcher *batcher
 
-	cpMu sync.Mutex // serializes checkpoint issuance
+	cpMu   sync.Mutex      // serializes checkpoint issuance; guards latest
+	latest tlog.Checkpoint // the latest checkpoint the log is known to have signed
+	closed atomic.Bool     // Close has signed its checkpoint
 }
 
 // Open starts a ledger over cfg.Store. Close stops it.
@@ -141,6 +148,9 @@ func Open(cfg Config) (*Ledger, error) {
 		prover:  tlog.Prover{Nodes: cfg.Store},
 		traces:  make(map[string]*traceHead),
 	}
+	if err := l.checkMirrors(context.Background()); err != nil {
+		return nil, err
+	}
 	l.batcher = newBatcher(l, cfg.MaxBatch, cfg.QueueSize, cfg.MaxAge)
 	return l, nil
 }
@@ -152,7 +162,16 @@ func Open(cfg Config) (*Ledger, error) {
 // (nil if there were none to fail). Either way nothing of the ledger runs
 // after Close returns. Close may be called more than once.
 func (l *Ledger) Close(ctx context.Context) error {
-	return l.batcher.close(ctx)
+	if err := l.batcher.close(ctx); err != nil {
+		return err
+	}
+	if len(l.cfg.Mirrors) == 0 || l.closed.Swap(true) {
+		return nil
+	}
+	// What was appended since the last checkpoint is signed now, so that a
+	// rollback to before this close is refused at the next open.
+	_, _, err := l.Checkpoint(context.WithoutCancel(ctx))
+	return err
 }
 
 // Types returns the event types the ledger accepts.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -23,7 +24,9 @@ func (l *Ledger) Verifier() (note.Verifier, error) { return l.log.NoteVerifier(l
 
 // Checkpoint returns a signed checkpoint of the log as it is now: the latest
 // stored checkpoint if the log has not grown since, otherwise a new one,
-// signed by the log key and stored.
+// signed by the log key, stored, and handed to the mirrors. The log never
+// signs a checkpoint that does not extend one it signed before: a store that
+// was rolled back or rewritten since is INTEGRITY, and nothing is signed.
 func (l *Ledger) Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error) {
 	const op = "ledger.checkpoint"
 	l.cpMu.Lock()
@@ -41,17 +44,35 @@ func (l *Ledger) Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error
 		return nil, tlog.Checkpoint{}, err
 	}
 	if n := len(notes); n > 0 {
-		latest, err := tlog.Open(notes[n-1], v)
+		stored, err := tlog.Open(notes[n-1], v)
 		if err != nil {
 			return nil, tlog.Checkpoint{}, sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("stored checkpoint does not verify: %v", err))
 		}
-		if latest.Size == size {
-			return notes[n-1], latest, nil
+		if stored.Size > l.latest.Size {
+			l.latest = stored
+		}
+		if stored.Size == size && stored.Size == l.latest.Size && bytes.Equal(stored.Hash, l.latest.Hash) {
+			if err := l.publish(notes[n-1]); err != nil {
+				return nil, tlog.Checkpoint{}, err
+			}
+			return notes[n-1], stored, nil
 		}
 	}
 	root, err := l.prover.RootAt(ctx, size)
 	if err != nil {
 		return nil, tlog.Checkpoint{}, err
+	}
+	if prev := l.latest; prev.Size > 0 {
+		if prev.Size > size {
+			return nil, tlog.Checkpoint{}, sanad.Errorf(sanad.CodeIntegrity, op, "rollback: the log signed a checkpoint of %d events and now holds %d: refusing to sign", prev.Size, size)
+		}
+		at, err := l.prover.RootAt(ctx, prev.Size)
+		if err != nil {
+			return nil, tlog.Checkpoint{}, err
+		}
+		if !bytes.Equal(at, prev.Hash) {
+			return nil, tlog.Checkpoint{}, sanad.Errorf(sanad.CodeIntegrity, op, "fork: the log's first %d events are no longer those it signed a checkpoint of: refusing to sign", prev.Size)
+		}
 	}
 	cp := tlog.Checkpoint{Origin: l.cfg.Origin, Size: size, Hash: root}
 	signer, err := l.log.NoteSigner(l.cfg.Origin)
@@ -63,6 +84,10 @@ func (l *Ledger) Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error
 		return nil, tlog.Checkpoint{}, sanad.Wrap(err, sanad.CodeInternal, op, "sign checkpoint")
 	}
 	if err := l.cfg.Store.SaveCheckpoint(ctx, size, signed); err != nil {
+		return nil, tlog.Checkpoint{}, err
+	}
+	l.latest = cp
+	if err := l.publish(signed); err != nil {
 		return nil, tlog.Checkpoint{}, err
 	}
 	return signed, cp, nil

@@ -52,6 +52,18 @@ func Open(tb testing.TB, dir string) *home.Home {
 	return h
 }
 
+// OpenErr opens the home in dir as [Open] does, but returns the error of an
+// open that fails: a tampered home may be refused before any verification.
+func OpenErr(tb testing.TB, dir string) (*home.Home, error) {
+	tb.Helper()
+	h, err := home.Open(context.Background(), home.Config{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	tb.Cleanup(func() { _ = h.Close() })
+	return h, nil
+}
+
 // Close closes h now, so that its files can be copied or changed. The
 // cleanup registered by [Open] closes it again, which is harmless.
 func Close(tb testing.TB, h *home.Home) {

@@ -11,11 +11,13 @@ import (
 	"github.com/sanadhq/sanad/canon"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/tlog"
 )
 
 func (a *app) ledgerCommand() *cobra.Command {
 	return group("ledger", "Inspect and verify the ledger of the home",
-		a.ledgerVerifyCommand(), a.ledgerShowCommand(), a.ledgerCheckpointCommand(), a.ledgerKeyCommand(), a.ledgerProofCommand())
+		a.ledgerVerifyCommand(), a.ledgerShowCommand(), a.ledgerCheckpointCommand(), a.ledgerKeyCommand(), a.ledgerProofCommand(),
+		a.ledgerConsistencyCommand())
 }
 
 func (a *app) ledgerVerifyCommand() *cobra.Command {
@@ -33,7 +35,7 @@ consistency. Exit 1 with the first failure on stderr.`,
 			if len(args) == 1 {
 				trace = args[0]
 			}
-			return a.withHome(cmd.Context(), func(h *home.Home) error {
+			return a.withExistingHome(cmd.Context(), func(h *home.Home) error {
 				rep, err := h.Ledger.Verify(cmd.Context(), trace)
 				if err != nil {
 					return err
@@ -88,7 +90,7 @@ func (a *app) ledgerCheckpointCommand() *cobra.Command {
 		Short: "Print a signed checkpoint of the log (C2SP tlog-checkpoint signed note)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withHome(cmd.Context(), func(h *home.Home) error {
+			return a.withExistingHome(cmd.Context(), func(h *home.Home) error {
 				signed, _, err := h.Ledger.Checkpoint(cmd.Context())
 				if err != nil {
 					return err
@@ -106,7 +108,7 @@ func (a *app) ledgerKeyCommand() *cobra.Command {
 		Short: "Print the checkpoint verifier key (<name>+<hash>+<base64>, as note.NewVerifier reads it)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withHome(cmd.Context(), func(h *home.Home) error {
+			return a.withExistingHome(cmd.Context(), func(h *home.Home) error {
 				k, err := h.Ledger.VerifierKey()
 				if err != nil {
 					return err
@@ -128,7 +130,7 @@ func (a *app) ledgerProofCommand() *cobra.Command {
 			if err != nil {
 				return usagef("%v", err)
 			}
-			return a.withHome(cmd.Context(), func(h *home.Home) error {
+			return a.withExistingHome(cmd.Context(), func(h *home.Home) error {
 				_, cp, err := h.Ledger.Checkpoint(cmd.Context())
 				if err != nil {
 					return err
@@ -143,6 +145,76 @@ func (a *app) ledgerProofCommand() *cobra.Command {
 					for _, n := range p.Proof {
 						fmt.Fprintln(a.stdout, base64.StdEncoding.EncodeToString(n))
 					}
+				})
+			})
+		},
+	})
+}
+
+// consistencyReport is what ledger consistency prints with --json.
+type consistencyReport struct {
+	Old        checkpointSummary `json:"old"`
+	New        checkpointSummary `json:"new"`
+	Proof      [][]byte          `json:"proof"`
+	Checkpoint string            `json:"checkpoint"` // the new checkpoint, a signed note
+}
+
+type checkpointSummary struct {
+	Size     uint64 `json:"tree_size"`
+	RootHash []byte `json:"root_hash"`
+}
+
+func (a *app) ledgerConsistencyCommand() *cobra.Command {
+	return a.jsonFlag(&cobra.Command{
+		Use:   "consistency OLD_CHECKPOINT_FILE",
+		Short: "Prove that the log extends a checkpoint it published earlier (RFC 6962 consistency proof)",
+		Long: `Consistency reads a checkpoint this home's log signed earlier (a signed note, as sanad ledger
+checkpoint printed it, kept by anyone), signs a checkpoint of the log as it is now, and proves
+that the old log is a prefix of the new one: an RFC 6962 consistency proof from the old size to
+the new, which golang.org/x/mod/sumdb/tlog or transparency-dev/merkle's proof.VerifyConsistency
+check with the two roots. Exit 1 when the log does not extend the old checkpoint (it was rolled
+back or rewritten), 2 when the file is not a checkpoint signed by this log.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			data, err := readBounded(args[0], 64<<10)
+			if err != nil {
+				return usagef("%s: %v", args[0], err)
+			}
+			return a.withExistingHome(ctx, func(h *home.Home) error {
+				v, err := h.Ledger.Verifier()
+				if err != nil {
+					return err
+				}
+				old, err := tlog.Open(data, v)
+				if err != nil {
+					return usagef("%s is not a checkpoint signed by this log's key (%s): %v", args[0], h.Ledger.Origin(), err)
+				}
+				signed, cur, err := h.Ledger.Checkpoint(ctx)
+				if err != nil {
+					return failure{err}
+				}
+				if old.Size > cur.Size {
+					return failure{sanad.Errorf(sanad.CodeIntegrity, "ledger.consistency", "rollback: the old checkpoint has %d events, the log now %d", old.Size, cur.Size)}
+				}
+				prf, err := h.Ledger.ConsistencyProof(ctx, old.Size, cur.Size)
+				if err != nil {
+					return failure{err}
+				}
+				if err := tlog.VerifyConsistency(old.Size, cur.Size, prf, old.Hash, cur.Hash); err != nil {
+					return failure{sanad.Wrap(err, sanad.CodeIntegrity, "ledger.consistency", "the log does not extend the old checkpoint: its history was rewritten")}
+				}
+				rep := consistencyReport{Old: checkpointSummary{old.Size, old.Hash}, New: checkpointSummary{cur.Size, cur.Hash}, Proof: prf, Checkpoint: string(signed)}
+				if rep.Proof == nil {
+					rep.Proof = [][]byte{}
+				}
+				return a.report(rep, func() {
+					fmt.Fprintf(a.stdout, "consistent: the log of %d events extends the checkpoint of %d events\nold root %s\nnew root %s\n",
+						cur.Size, old.Size, base64.StdEncoding.EncodeToString(old.Hash), base64.StdEncoding.EncodeToString(cur.Hash))
+					for _, n := range prf {
+						fmt.Fprintln(a.stdout, base64.StdEncoding.EncodeToString(n))
+					}
+					fmt.Fprintf(a.stdout, "new checkpoint:\n%s", signed)
 				})
 			})
 		},

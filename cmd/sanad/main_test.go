@@ -38,12 +38,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"jsonenv":    jsonEnv,
-			"checknote":  checkNote,
-			"checkproof": checkProof,
-			"truncate":   truncateFile,
-			"fakemodel":  fakeModel,
-			"expandenv":  expandEnv,
+			"jsonenv":          jsonEnv,
+			"checknote":        checkNote,
+			"checkproof":       checkProof,
+			"checkconsistency": checkConsistency,
+			"truncate":         truncateFile,
+			"fakemodel":        fakeModel,
+			"expandenv":        expandEnv,
 		},
 	})
 }
@@ -166,4 +167,25 @@ func expandEnv(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	path := ts.MkAbs(args[0])
 	ts.Check(os.WriteFile(path, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o644))
+}
+
+// checkconsistency REPORT_JSON verifies, with transparency-dev/merkle's
+// proof.VerifyConsistency, the proof sanad ledger consistency --json printed.
+func checkConsistency(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: checkconsistency REPORT_JSON")
+	}
+	type side struct {
+		Size uint64 `json:"tree_size"`
+		Root []byte `json:"root_hash"`
+	}
+	var r struct {
+		Old, New side
+		Proof    [][]byte
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &r))
+	err := proof.VerifyConsistency(rfc6962.DefaultHasher, r.Old.Size, r.New.Size, r.Proof, r.Old.Root, r.New.Root)
+	if neg != (err != nil) {
+		ts.Fatalf("VerifyConsistency = %v, neg %v", err, neg)
+	}
 }

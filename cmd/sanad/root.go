@@ -177,6 +177,34 @@ func (a *app) withHome(ctx context.Context, fn func(h *home.Home) error) error {
 	return fn(h)
 }
 
+// withExistingHome opens for writing a home that exists: a folder that
+// holds no home is a usage error (exit 2), not a new empty home.
+func (a *app) withExistingHome(ctx context.Context, fn func(h *home.Home) error) error {
+	dir := a.home()
+	if _, err := os.Stat(filepath.Join(dir, "sanad.db")); err != nil {
+		return usagef("%s is not a sanad home (no sanad.db): give --home, or run sanad quickstart to make one", dir)
+	}
+	return a.withHome(ctx, fn)
+}
+
+// readBounded reads at most max bytes of the file path; a larger file is an
+// error.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("larger than %d bytes", max)
+	}
+	return data, nil
+}
+
 // withHomeRead opens an existing home for reading (see openRead), calls fn
 // with it and closes it.
 func (a *app) withHomeRead(ctx context.Context, fn func(h *home.Home) error) error {
