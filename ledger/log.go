@@ -74,6 +74,11 @@ func (l *Ledger) Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error
 			return nil, tlog.Checkpoint{}, sanad.Errorf(sanad.CodeIntegrity, op, "fork: the log's first %d events are no longer those it signed a checkpoint of: refusing to sign", prev.Size)
 		}
 	}
+	if sy, ok := l.cfg.Store.(Syncer); ok {
+		if err := sy.Sync(ctx); err != nil {
+			return nil, tlog.Checkpoint{}, err
+		}
+	}
 	cp := tlog.Checkpoint{Origin: l.cfg.Origin, Size: size, Hash: root}
 	signer, err := l.log.NoteSigner(l.cfg.Origin)
 	if err != nil {

@@ -95,6 +95,14 @@ type CheckpointStore interface {
 	Checkpoints(ctx context.Context) ([][]byte, error)
 }
 
+// Syncer is the optional capability of a store whose commits may be
+// acknowledged before they reach the disk (SQLite's synchronous=NORMAL): Sync
+// makes every commit so far durable. The ledger calls it before it signs a
+// checkpoint, so that a checkpoint never covers what a power loss can undo.
+type Syncer interface {
+	Sync(ctx context.Context) error
+}
+
 // Store is everything a [Ledger] needs from storage.
 type Store interface {
 	Appender

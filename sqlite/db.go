@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/tlog"
 	sqlitedrv "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -216,6 +218,30 @@ func (db *DB) Close() error {
 		errs = append(errs, db.read.Close())
 	}
 	return errors.Join(errs...)
+}
+
+var _ ledger.Syncer = (*DB)(nil)
+
+// Sync makes every commit so far durable: with synchronous=NORMAL a commit
+// reaches the write-ahead log but not the disk, so Sync flushes the log and
+// the database file to it.
+func (db *DB) Sync(ctx context.Context) error {
+	const op = "sqlite.sync"
+	for _, p := range []string{db.cfg.Path + "-wal", db.cfg.Path} {
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeUnavailable, op, err.Error())
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeUnavailable, op, err.Error())
+		}
+	}
+	return nil
 }
 
 // Path returns the database file's path.
