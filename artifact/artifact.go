@@ -42,7 +42,7 @@ type Store struct {
 
 // Open returns the store over dir (created if needed) and index.
 func Open(dir string, index Index) (*Store, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "sha256"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "sha256"), 0o700); err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, "artifact.open", fmt.Sprintf("cannot create blob folder %s: %v", dir, err))
 	}
 	return &Store{dir: dir, index: index}, nil
@@ -99,7 +99,7 @@ func (s *Store) writeBlob(sum string, data []byte) error {
 		return nil // already stored; a damaged copy is replaced below
 	}
 	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")

@@ -43,7 +43,7 @@ func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace
 	if err != nil {
 		return nil, err
 	}
-	all, err := l.PublicKeys()
+	all, err := l.PublicKeys(ctx)
 	if err != nil {
 		return nil, err
 	}

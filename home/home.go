@@ -95,7 +95,7 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 			return nil, sanad.Errorf(sanad.CodeNotFound, op, "%s is not a sanad home (no sanad.db): run `sanad quickstart` or pass --home", cfg.Dir)
 		}
 	} else {
-		if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, fmt.Sprintf("cannot create home %s: %v", cfg.Dir, err))
 		}
 		if h.unlock, err = lockHome(cfg.Dir); err != nil {
@@ -107,6 +107,13 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		if err := checkNotReset(dbPath, keysDir); err != nil {
 			h.Close()
 			return nil, err
+		}
+	}
+	if !cfg.ReadOnly {
+		// The database is created readable by its owner alone; SQLite gives
+		// its journal files the database's mode.
+		if f, err := os.OpenFile(dbPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600); err == nil {
+			f.Close()
 		}
 	}
 	if h.DB, err = sqlite.Open(ctx, sqlite.Config{Path: dbPath, Synchronous: cfg.Synchronous, ReadOnly: cfg.ReadOnly, Crash: cfg.Crash}); err != nil {
@@ -151,10 +158,7 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		logKey = k
 	}
 	origin := Origin(logKey)
-	mirrors := []ledger.Mirror{FileMirror{Path: filepath.Join(cfg.Dir, CheckpointFile)}}
-	for _, d := range cfg.CheckpointDirs {
-		mirrors = append(mirrors, FileMirror{Path: filepath.Join(d, mirrorName(origin))})
-	}
+	mirrors := Mirrors(cfg.Dir, origin, cfg.CheckpointDirs)
 	h.Ledger, err = ledger.Open(ledger.Config{Store: h.DB, Keys: h.Keys, Types: types, Origin: origin, Crash: cfg.Crash, Mirrors: mirrors})
 	if err != nil {
 		h.Close()
@@ -230,4 +234,10 @@ func lockHome(dir string) (unlock func() error, err error) {
 		return nil, sanad.Errorf(sanad.CodeUnavailable, op, "home %s is in use by another sanad process", dir)
 	}
 	return unlock, nil
+}
+
+// OriginOf returns the log name for the log key of id ("ed25519:<hex>"), as
+// [Origin] does for the key itself.
+func OriginOf(keyID string) string {
+	return "sanad.log/" + strings.TrimPrefix(keyID, keyring.Algorithm+":")
 }

@@ -97,3 +97,13 @@ func syncDir(dir string) error {
 func mirrorName(origin string) string {
 	return strings.NewReplacer("/", "-", ":", "-").Replace(origin) + ".checkpoint"
 }
+
+// Mirrors returns the mirrors of the home in dir whose log is origin: its
+// checkpoint file, and the file it keeps in each of dirs.
+func Mirrors(dir, origin string, dirs []string) []ledger.Mirror {
+	out := []ledger.Mirror{FileMirror{Path: filepath.Join(dir, CheckpointFile)}}
+	for _, d := range dirs {
+		out = append(out, FileMirror{Path: filepath.Join(d, mirrorName(origin))})
+	}
+	return out
+}

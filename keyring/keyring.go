@@ -141,12 +141,15 @@ func (r *Keyring) path(identity string) string { return filepath.Join(r.dir, ide
 func (r *Keyring) load(identity string) (*Key, error) {
 	const op = "keyring.load"
 	p := r.path(identity)
-	info, err := os.Stat(p)
+	info, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 		return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("cannot read key %s: %v", p, err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, sanad.Errorf(sanad.CodeIntegrity, op, "key %s is not a regular file (a link, a folder or a device): keys are files of their own", p)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		return nil, sanad.Errorf(sanad.CodeIntegrity, op, "key %s is readable by others (mode %v): run chmod 600 on it", p, info.Mode().Perm())

@@ -128,7 +128,7 @@ func TestBatchCutAtMaxSize(t *testing.T) {
 			t.Fatalf("append %d: got error %v, want nil", i, err)
 		}
 	}
-	if size, _ := h.DB.TreeSize(ctx); size != 10 {
+	if size := workSize(t, h); size != 10 {
 		t.Fatalf("tree size: got %d, want 10", size)
 	}
 }
@@ -167,7 +167,7 @@ func TestBatchCommitsByAgeOrWait(t *testing.T) {
 			if n := store.nextCommit(t); n != 1 {
 				t.Fatalf("commit: got %d events, want 1", n)
 			}
-			if size, _ := h.DB.TreeSize(ctx); size != 1 {
+			if size := workSize(t, h); size != 1 {
 				t.Fatalf("tree size: got %d, want 1", size)
 			}
 			if err := p.Wait(ctx); err != nil {
@@ -221,7 +221,7 @@ func TestWaitContextEnds(t *testing.T) {
 			case !tc.fail && err != nil:
 				t.Fatalf("Wait: got error %v, want nil", err)
 			}
-			if size, _ := h.DB.TreeSize(ctx); size != tc.wantTree {
+			if size := workSize(t, h); size != tc.wantTree {
 				t.Fatalf("tree size: got %d, want %d", size, tc.wantTree)
 			}
 		})
@@ -257,7 +257,7 @@ func TestCloseFlushes(t *testing.T) {
 			t.Fatalf("append %d after Close: got error %v, want nil", i, err)
 		}
 	}
-	if size, _ := h.DB.TreeSize(ctx); size != 20 {
+	if size := workSize(t, h); size != 20 {
 		t.Fatalf("tree size after Close: got %d, want 20", size)
 	}
 	if _, err := l.Enqueue(ctx, exportDraft("late")); sanad.ErrorCode(err) != sanad.CodeUnavailable {
@@ -312,7 +312,7 @@ func TestCloseContextEnds(t *testing.T) {
 	if err := first.Wait(ctx); err != nil {
 		t.Fatalf("append in flight: got error %v, want nil", err)
 	}
-	if size, _ := h.DB.TreeSize(ctx); size != 1 {
+	if size := workSize(t, h); size != 1 {
 		t.Fatalf("tree size: got %d, want 1", size)
 	}
 }
@@ -381,7 +381,7 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 	if got != before {
 		t.Fatalf("batcher goroutines: got %d after Close, want %d, as before Open\n%s", got, before, stacks)
 	}
-	if n, err := h.DB.Traces(ctx); err != nil || len(n) != 8 {
+	if n, err := ledger.WorkTraces(ctx, h.DB); err != nil || len(n) != 8 {
 		t.Fatalf("traces: got %d (error %v), want 8", len(n), err)
 	}
 }
@@ -426,7 +426,7 @@ func TestBatchSignsAhead(t *testing.T) {
 			t.Fatalf("Wait: got error %v, want nil", err)
 		}
 	}
-	if size, _ := h.DB.TreeSize(ctx); size != uint64(len(ps)) {
+	if size := workSize(t, h); size != uint64(len(ps)) {
 		t.Fatalf("tree size: got %d, want %d", size, len(ps))
 	}
 }

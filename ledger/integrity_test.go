@@ -12,6 +12,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/ledgertest"
 )
@@ -223,5 +224,154 @@ func TestIntegrity2_NeverSignsAnInconsistentCheckpoint(t *testing.T) {
 	_, _, err = h.Ledger.Checkpoint(ctx)
 	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), "refusing to sign") {
 		t.Fatalf("Checkpoint over a rewritten store: got %v, want INTEGRITY, refusing to sign", err)
+	}
+}
+
+// signAsAgent has agent sign the end of a run in the home of dir.
+func signAsAgent(t *testing.T, dir, agent string) error {
+	t.Helper()
+	return signAs(context.Background(), dir, agent)
+}
+
+// Finding 5: a deleted agent key is not made anew (the history it signed
+// would no longer verify): the agent's next event is refused, and the key
+// file stays gone.
+func TestIntegrity5_DeletedKeyNotRegenerated(t *testing.T) {
+	dir, _ := recordTraces(t, 1, 20)
+	key := filepath.Join(dir, "keys", "intake-agent.key")
+	if err := os.Remove(key); err != nil {
+		t.Fatal(err)
+	}
+	err := signAsAgent(t, dir, "intake-agent")
+	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("signing as intake-agent without its key: got %v, want INTEGRITY, the key is missing", err)
+	}
+	if _, err := os.Stat(key); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the key file was made anew: %v", err)
+	}
+}
+
+// Finding 5: a key file replaced by another key of the same identity is
+// refused, not used.
+func TestIntegrity5_ReplacedKeyRefused(t *testing.T) {
+	dir, _ := recordTraces(t, 1, 20)
+	other := t.TempDir()
+	kr, err := keyring.Open(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kr.Key("intake-agent"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(other, "intake-agent.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "keys", "intake-agent.key"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = signAsAgent(t, dir, "intake-agent")
+	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), "registered") {
+		t.Fatalf("signing with a replaced key: got %v, want INTEGRITY naming the registered key", err)
+	}
+	// The runtime's own key replaced: the home does not open.
+	if _, err := kr.Key(ledger.DefaultRuntimeIdentity); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(filepath.Join(other, ledger.DefaultRuntimeIdentity+".key"))
+	if err := os.WriteFile(filepath.Join(dir, "keys", ledger.DefaultRuntimeIdentity+".key"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledgertest.OpenErr(t, dir); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+		t.Fatalf("open with a replaced runtime key: got %v, want INTEGRITY", err)
+	}
+}
+
+// Finding 5: a key file that is a link is not followed.
+func TestIntegrity5_SymlinkedKeyRefused(t *testing.T) {
+	dir, _ := recordTraces(t, 1, 20)
+	key := filepath.Join(dir, "keys", "intake-agent.key")
+	moved := filepath.Join(t.TempDir(), "intake-agent.key")
+	data, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(moved, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(key); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, key); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	err = signAsAgent(t, dir, "intake-agent")
+	if sanad.ErrorCode(err) != sanad.CodeIntegrity || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("signing with a linked key file: got %v, want INTEGRITY, not a regular file", err)
+	}
+}
+
+// Finding 5: verification needs no private key: keys come from the log's
+// own registry, and a log whose registry was tampered with fails.
+func TestIntegrity5_VerifyWithRegisteredKeysOnly(t *testing.T) {
+	ctx := context.Background()
+	dir, traces := recordTraces(t, 2, 20)
+	h, err := home.Open(ctx, home.Config{Dir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := ledger.LoadKeys(ctx, h.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := home.OriginOf(ks.Log)
+	h.Close()
+	if err := os.RemoveAll(filepath.Join(dir, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	audit := func() error {
+		h, err := home.Open(ctx, home.Config{Dir: dir, ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer h.Close()
+		for _, tr := range append([]string{""}, traces...) {
+			if _, err := ledger.Audit(ctx, ledger.AuditConfig{Store: h.DB, Types: h.Types, Origin: origin}, tr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := audit(); err != nil {
+		t.Fatalf("audit without key files: %v", err)
+	}
+	// Hiding a key's registration leaves its events unverifiable.
+	ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+		_, err := db.Exec("UPDATE events SET seq = -seq WHERE trace = ? AND seq = 3", ledger.KeysTrace)
+		return err
+	})
+	if err := audit(); err == nil {
+		t.Fatal("audit with a key registration hidden: passed")
+	}
+}
+
+// Finding 5: a new home is readable by its owner alone.
+func TestIntegrity5_HomeModes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "home")
+	h := ledgertest.Open(t, dir)
+	ledgertest.Record(t, h, 10)
+	ledgertest.Close(t, h)
+	for path, want := range map[string]fs.FileMode{
+		dir: 0o700, filepath.Join(dir, "keys"): 0o700, filepath.Join(dir, "blobs"): 0o700,
+		filepath.Join(dir, "sanad.db"): 0o600, filepath.Join(dir, "checkpoint"): 0o600,
+		filepath.Join(dir, "keys", ledger.DefaultRuntimeIdentity+".key"): 0o600,
+	} {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %v, want %v", path, got, want)
+		}
 	}
 }

@@ -105,6 +105,10 @@ type Ledger struct {
 	// batcher signs sealed appends and commits them in batches.
 	batcher *batcher
 
+	registering sync.Mutex // held while a key is registered: one at a time
+	regMu       sync.Mutex // guards reg
+	reg         registry
+
 	cpMu   sync.Mutex      // serializes checkpoint issuance; guards latest
 	latest tlog.Checkpoint // the latest checkpoint the log is known to have signed
 	closed atomic.Bool     // Close has signed its checkpoint
@@ -152,6 +156,10 @@ func Open(cfg Config) (*Ledger, error) {
 		return nil, err
 	}
 	l.batcher = newBatcher(l, cfg.MaxBatch, cfg.QueueSize, cfg.MaxAge)
+	if err := l.openKeys(context.Background()); err != nil {
+		l.batcher.close(context.Background())
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -504,9 +512,14 @@ func (l *Ledger) prepare(d Draft) (*Event, *keyring.Key, error) {
 			return nil, nil, err
 		}
 	}
-	key, err := l.cfg.Keys.Key(agent)
+	key, unregistered, err := l.signingKey(agent)
 	if err != nil {
 		return nil, nil, err
+	}
+	if unregistered {
+		if err := l.register(context.Background(), key, KeyRoleAgent); err != nil {
+			return nil, nil, err
+		}
 	}
 	ev := &Event{
 		V: Version, Trace: d.Trace, Type: d.Type, Run: d.Run, Parent: d.Parent, Root: d.Root,

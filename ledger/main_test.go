@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/ledgertest"
 )
@@ -88,4 +89,26 @@ func setRapidChecks(t *testing.T, n int) {
 		t.Fatalf("setting rapid.checks: %v", err)
 	}
 	t.Cleanup(func() { _ = f.Value.Set(old) })
+}
+
+// keyEvents counts the key registrations in the log of h: events that are
+// not the test's own.
+func keyEvents(tb testing.TB, h *home.Home) uint64 {
+	tb.Helper()
+	n := uint64(0)
+	err := h.DB.ReadTrace(context.Background(), ledger.KeysTrace, 0, func(ledger.Stored) error { n++; return nil })
+	if err != nil {
+		tb.Fatalf("reading the keys trace: %v", err)
+	}
+	return n
+}
+
+// workSize is the size of the log of h but its key registrations.
+func workSize(tb testing.TB, h *home.Home) uint64 {
+	tb.Helper()
+	size, err := h.DB.TreeSize(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return size - keyEvents(tb, h)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -121,10 +122,33 @@ var tamperKinds = []string{"flip", "delete", "swap", "insert", "sigswap", "keysw
 // deleted the trace's last event.
 func tamper(t *testing.T, rt *rapid.T, dir, trace string, n int) (string, bool) {
 	kind := rapid.SampledFrom(tamperKinds).Draw(rt, "kind")
-	leaf := func(label string) int64 { return int64(rapid.IntRange(0, n-1).Draw(rt, label)) }
-	// other draws a leaf other than i.
+	// The trace's events, by seq, are at these leaves (key registrations sit
+	// between some of them).
+	var leaves []int64
+	ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+		rows, err := db.Query("SELECT idx FROM events WHERE trace = ? ORDER BY seq", trace)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var i int64
+			if err := rows.Scan(&i); err != nil {
+				return err
+			}
+			leaves = append(leaves, i)
+		}
+		return rows.Err()
+	})
+	n = min(n, len(leaves))
+	leaf := func(label string) int64 { return leaves[rapid.IntRange(0, n-1).Draw(rt, label)] }
+	// other draws a leaf of the trace other than i.
 	other := func(i int64, label string) int64 {
-		return (i + 1 + int64(rapid.IntRange(0, n-2).Draw(rt, label))) % int64(n)
+		for {
+			if j := leaf(label); j != i {
+				return j
+			}
+		}
 	}
 	var desc string
 	tailDeleted := false
@@ -144,7 +168,7 @@ func tamper(t *testing.T, rt *rapid.T, dir, trace string, n int) (string, bool) 
 		case "delete":
 			i := leaf("leaf")
 			desc = fmt.Sprintf("delete leaf %d", i)
-			tailDeleted = i == int64(n-1)
+			tailDeleted = i == leaves[n-1]
 			_, err := db.Exec("DELETE FROM events WHERE idx = ?", i)
 			return err
 		case "swap":
@@ -220,7 +244,7 @@ func tamper(t *testing.T, rt *rapid.T, dir, trace string, n int) (string, bool) 
 			f := newForger(t, dir)
 			desc = fmt.Sprintf("rewrite leaf %d (time moved by 1ms) and re-sign and re-chain the rest of the trace", i)
 			var prev string
-			for j := i; j < int64(n); j++ {
+			for _, j := range leaves[slices.Index(leaves, i):n] {
 				r, err := readRow(db, j)
 				if err != nil {
 					return err

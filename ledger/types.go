@@ -68,10 +68,12 @@ type typeDef struct {
 
 var typeNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$`)
 
-// NewTypes compiles the vocabularies into one set. Duplicate names, bad names
-// and schemas that do not compile are errors.
+// NewTypes compiles the vocabularies into one set, with the ledger's own
+// key.registered. Duplicate names, bad names and schemas that do not compile
+// are errors.
 func NewTypes(vocabularies ...Vocabulary) (*Types, error) {
 	t := &Types{defs: make(map[string]*typeDef)}
+	vocabularies = append([]Vocabulary{coreVocabulary()}, vocabularies...)
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	for _, v := range vocabularies {

@@ -210,57 +210,133 @@ type Report struct {
 	RootHash    []byte `json:"root_hash"`
 }
 
-func (l *Ledger) checker() (*Checker, error) {
-	keys, err := l.publicKeys()
+// PublicKeys returns the public keys the log has registered, by key id.
+func (l *Ledger) PublicKeys(ctx context.Context) (map[string]keyring.PublicKey, error) {
+	ks, err := LoadKeys(ctx, l.cfg.Store)
 	if err != nil {
 		return nil, err
 	}
-	return &Checker{Types: l.cfg.Types, Keys: KeyMap(keys), RuntimeIdentity: l.cfg.RuntimeIdentity}, nil
-}
-
-// PublicKeys returns every public key in the ledger's keyring, by key id.
-func (l *Ledger) PublicKeys() (map[string]keyring.PublicKey, error) { return l.publicKeys() }
-
-func (l *Ledger) publicKeys() (map[string]keyring.PublicKey, error) {
-	type publisher interface {
-		Public() (map[string]keyring.PublicKey, error)
-	}
-	p, ok := l.cfg.Keys.(publisher)
-	if !ok {
-		return nil, errors.New("ledger: the key source cannot list public keys")
-	}
-	return p.Public()
+	return ks.Keys, nil
 }
 
 // Verify checks the whole log (trace "") or one trace and returns the first
-// failure as a *VerifyError. For the whole log it checks every event (strict
-// decoding, hash, signature, signer, body schema), every trace's chain and
-// ordering rules, that the leaves are exactly the event hashes in order, that
-// the stored tree has the root recomputed from them, and that every stored
-// checkpoint is signed by the log key and has the root of the log at its size.
-// For one trace it checks the trace's events and chain, each event's inclusion
-// in the current tree, and that every stored checkpoint is consistent with it.
+// failure as a *VerifyError; see [Audit], which it is with the ledger's
+// store, types and origin.
 func (l *Ledger) Verify(ctx context.Context, trace string) (Report, error) {
-	chk, err := l.checker()
-	if err != nil {
-		return Report{}, err
-	}
-	v, err := l.Verifier()
-	if err != nil {
-		return Report{}, err
-	}
-	cps, err := l.openCheckpoints(ctx, v)
-	if err != nil {
-		return Report{}, err
-	}
-	if trace == "" {
-		return l.verifyLog(ctx, chk, cps)
-	}
-	return l.verifyTrace(ctx, chk, cps, trace)
+	return Audit(ctx, AuditConfig{Store: l.cfg.Store, Types: l.cfg.Types, Origin: l.cfg.Origin, Mirrors: l.cfg.Mirrors}, trace)
 }
 
-func (l *Ledger) openCheckpoints(ctx context.Context, v note.Verifier) ([]tlog.Checkpoint, error) {
-	notes, err := l.cfg.Store.Checkpoints(ctx)
+// AuditConfig is what [Audit] reads a log with: no private key is needed.
+type AuditConfig struct {
+	Store Store
+	Types *Types
+	// Origin is the log's name, the first line of its checkpoints.
+	Origin string
+	// Mirrors hold checkpoints the log signed outside its store: the log
+	// must extend each (see [Mirror]).
+	Mirrors []Mirror
+}
+
+// auditor verifies one log.
+type auditor struct {
+	AuditConfig
+	prover tlog.Prover
+	keys   *KeySet
+}
+
+// Audit checks the whole log of cfg.Store (trace "") or one trace, with the
+// keys the log itself registered (see [LoadKeys]): nothing else is trusted,
+// and no private key is read. It returns the first failure as a
+// *VerifyError. For the whole log it checks every event (strict decoding,
+// hash, signature with the key registered for it before it, signer, body
+// schema), that the store files each event where its signed fields say,
+// every trace's chain and ordering rules, that the leaves are exactly the
+// event hashes in order, that the stored tree has the root recomputed from
+// them, and that every stored checkpoint is signed by the registered log key
+// and has the root of the log at its size. For one trace it walks the log
+// from the trace's first event, so that no event of the trace can hide from
+// it, checks the trace's events and chain, each event's inclusion in the
+// current tree, and that every stored checkpoint is consistent with it.
+func Audit(ctx context.Context, cfg AuditConfig, trace string) (Report, error) {
+	ks, err := LoadKeys(ctx, cfg.Store)
+	if err != nil {
+		return Report{}, err
+	}
+	if len(ks.Keys) == 0 {
+		size, err := cfg.Store.TreeSize(ctx)
+		if err != nil {
+			return Report{}, err
+		}
+		if size > 0 {
+			return Report{}, &VerifyError{Index: -1, Reason: "the log registers no keys: nothing it holds can be verified"}
+		}
+	}
+	a := &auditor{AuditConfig: cfg, prover: tlog.Prover{Nodes: cfg.Store}, keys: ks}
+	runtime := ks.Keys[ks.Runtime]
+	chk := &Checker{Types: cfg.Types, Keys: KeyMap(ks.Keys), RuntimeIdentity: runtime.Identity}
+	var cps []tlog.Checkpoint
+	if ks.Log != "" {
+		vkey, err := note.NewEd25519VerifierKey(cfg.Origin, ed25519.PublicKey(ks.Keys[ks.Log].Public))
+		if err != nil {
+			return Report{}, &VerifyError{Index: -1, Reason: fmt.Sprintf("the registered log key: %v", err)}
+		}
+		v, err := note.NewVerifier(vkey)
+		if err != nil {
+			return Report{}, &VerifyError{Index: -1, Reason: fmt.Sprintf("the registered log key: %v", err)}
+		}
+		if cps, err = a.openCheckpoints(ctx, v); err != nil {
+			return Report{}, err
+		}
+		if cps, err = a.mirrored(v, cps); err != nil {
+			return Report{}, err
+		}
+	}
+	if trace == "" {
+		return a.verifyLog(ctx, chk, cps)
+	}
+	return a.verifyTrace(ctx, chk, cps, trace)
+}
+
+// mirrored adds to cps the checkpoints the mirrors hold, each checked
+// against the log like a stored one: a database rolled back or rewritten
+// since a mirror took its checkpoint fails.
+func (a *auditor) mirrored(v note.Verifier, cps []tlog.Checkpoint) ([]tlog.Checkpoint, error) {
+	for _, m := range a.Mirrors {
+		signed, err := m.Load()
+		if err != nil {
+			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("cannot read the checkpoint in %s: %v", m.Name(), err)}
+		}
+		if signed == nil {
+			continue
+		}
+		cp, err := tlog.Open(signed, v)
+		if err != nil {
+			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("the checkpoint in %s is not signed by the log's registered key: %v", m.Name(), err)}
+		}
+		i := sort.Search(len(cps), func(i int) bool { return cps[i].Size >= cp.Size })
+		switch {
+		case i < len(cps) && cps[i].Size == cp.Size && !bytes.Equal(cps[i].Hash, cp.Hash):
+			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("fork: the checkpoint in %s and a stored one have size %d and different roots", m.Name(), cp.Size)}
+		case i < len(cps) && cps[i].Size == cp.Size:
+		default:
+			cps = append(cps[:i], append([]tlog.Checkpoint{cp}, cps[i:]...)...)
+		}
+	}
+	return cps, nil
+}
+
+// registeredBefore reports, as a *VerifyError, an event signed with a key
+// registered after it: keys are registered before they sign.
+func (a *auditor) registeredBefore(st Stored, ev *Event) error {
+	at, ok := a.keys.At[ev.Actor.Key]
+	if !ok || at < st.Index || at == st.Index && ev.Type == TypeKeyRegistered && ev.Actor.Key == a.keys.Runtime {
+		return nil
+	}
+	return &VerifyError{Trace: ev.Trace, Seq: ev.Seq, Index: int64(st.Index), Reason: fmt.Sprintf("signed with key %s, which the log registers only later (leaf %d)", ev.Actor.Key, at)}
+}
+
+func (a *auditor) openCheckpoints(ctx context.Context, v note.Verifier) ([]tlog.Checkpoint, error) {
+	notes, err := a.Store.Checkpoints(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +473,7 @@ func checkStream(ctx context.Context, chk *Checker, read func(fn func(Stored) er
 	return nil
 }
 
-func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpoint) (Report, error) {
+func (a *auditor) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpoint) (Report, error) {
 	tree := tlog.NewTree()
 	var levels [][][]byte // computed nodes of level >= 1, by level and index
 	collect := func(n tlog.Node) {
@@ -426,7 +502,7 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 	}
 	filed := map[string][]uint64{} // trace → leaf index of each event, by signed seq
 	err := checkStream(ctx, chk, func(fn func(Stored) error) error {
-		return l.cfg.Store.ReadLog(ctx, 0, fn)
+		return a.Store.ReadLog(ctx, 0, fn)
 	}, nil, func(it verifyItem) error {
 		if it.st.Index != tree.Size() {
 			return &VerifyError{Index: int64(tree.Size()), Reason: fmt.Sprintf("leaf %d is missing (next stored is %d)", tree.Size(), it.st.Index)}
@@ -443,6 +519,9 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 			return &VerifyError{Trace: it.ev.Trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "the stored leaf hash is not the event's hash"}
 		}
 		if err := it.st.Check(it.ev); err != nil {
+			return err
+		}
+		if err := a.registeredBefore(it.st, it.ev); err != nil {
 			return err
 		}
 		if err := chk.Next(it.ev); err != nil {
@@ -464,7 +543,7 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 	if cpi < len(cps) {
 		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d events)", cps[cpi].Size, tree.Size())}
 	}
-	size, err := l.cfg.Store.TreeSize(ctx)
+	size, err := a.Store.TreeSize(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -472,17 +551,17 @@ func (l *Ledger) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkpo
 		return rep, &VerifyError{Index: int64(tree.Size()), Reason: fmt.Sprintf("tree size %d but %d events", size, tree.Size())}
 	}
 	root, _ := tree.Root()
-	stored, err := l.prover.RootAt(ctx, size)
+	stored, err := a.prover.RootAt(ctx, size)
 	if err != nil {
 		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored tree: %v", err)}
 	}
 	if !bytes.Equal(root, stored) {
 		return rep, &VerifyError{Index: -1, Reason: "stored Merkle tree nodes do not match the event hashes"}
 	}
-	if err := checkStoredNodes(ctx, l.cfg.Store, levels); err != nil {
+	if err := checkStoredNodes(ctx, a.Store, levels); err != nil {
 		return rep, err
 	}
-	if err := checkTraceIndex(ctx, l.cfg.Store, filed); err != nil {
+	if err := checkTraceIndex(ctx, a.Store, filed); err != nil {
 		return rep, err
 	}
 	rep.Traces, rep.TreeSize, rep.Checkpoints, rep.RootHash = len(chk.traces), size, len(cps), root
@@ -533,12 +612,12 @@ func checkStoredNodes(ctx context.Context, ts TreeStore, levels [][][]byte) erro
 	})
 }
 
-func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Checkpoint, trace string) (Report, error) {
+func (a *auditor) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Checkpoint, trace string) (Report, error) {
 	var rep Report
 	// Where the store's index files the trace's events. The index is not
 	// signed: it only says where to start looking.
 	var filed []uint64
-	err := l.cfg.Store.ReadTrace(ctx, trace, 0, func(s Stored) error {
+	err := a.Store.ReadTrace(ctx, trace, 0, func(s Stored) error {
 		filed = append(filed, s.Index)
 		return nil
 	})
@@ -557,7 +636,7 @@ func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Check
 	at := make(map[uint64]canon.Digest) // leaf index → hash of this trace's events
 	next := filed[0]
 	err = checkStream(ctx, chk, func(fn func(Stored) error) error {
-		return l.cfg.Store.ReadLog(ctx, filed[0], fn)
+		return a.Store.ReadLog(ctx, filed[0], fn)
 	}, mine, func(it verifyItem) error {
 		if it.st.Index != next {
 			return &VerifyError{Trace: trace, Index: int64(next), Reason: fmt.Sprintf("leaf %d is missing (next stored is %d)", next, it.st.Index)}
@@ -586,6 +665,9 @@ func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Check
 		if rep.Events >= len(filed) || filed[rep.Events] != it.st.Index {
 			return &VerifyError{Trace: trace, Seq: it.ev.Seq, Index: int64(it.st.Index), Reason: "the store's index of this trace does not list this event where the log holds it: lookups would not find it"}
 		}
+		if err := a.registeredBefore(it.st, it.ev); err != nil {
+			return err
+		}
 		if err := chk.Next(it.ev); err != nil {
 			return err
 		}
@@ -609,7 +691,7 @@ func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Check
 	tree := tlog.NewTree()
 	cpi := 0
 	seen := 0
-	err = l.cfg.Store.ReadLeaves(ctx, 0, func(idx uint64, h canon.Digest) error {
+	err = a.Store.ReadLeaves(ctx, 0, func(idx uint64, h canon.Digest) error {
 		if idx != tree.Size() {
 			return &VerifyError{Index: int64(tree.Size()), Reason: fmt.Sprintf("leaf %d is missing (next stored is %d)", tree.Size(), idx)}
 		}
@@ -644,7 +726,7 @@ func (l *Ledger) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Check
 		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d)", cps[cpi].Size, tree.Size())}
 	}
 	root, _ := tree.Root()
-	stored, err := l.prover.RootAt(ctx, tree.Size())
+	stored, err := a.prover.RootAt(ctx, tree.Size())
 	if err != nil {
 		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored tree: %v", err)}
 	}

@@ -25,7 +25,7 @@ func (r *Runner) livePath(id string) string {
 func (r *Runner) hold(id string) (release func(ended bool), err error) {
 	const op = "runner.live"
 	path := r.livePath(id)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeUnavailable, op, "cannot create "+filepath.Dir(path)+": "+err.Error())
 	}
 	unlock, ok, err := lockfile.TryLock(path)

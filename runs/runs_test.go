@@ -420,7 +420,7 @@ func TestC05_ChildRunsShareTrace(t *testing.T) {
 			t.Errorf("event %d (%s of %s): root %q trace %q, want %q", ev.Seq, ev.Type, ev.Run, ev.Root, ev.Trace, root.Record.ID)
 		}
 	}
-	traces, err := h.DB.Traces(ctx)
+	traces, err := ledger.WorkTraces(ctx, h.DB)
 	if err != nil || len(traces) != 1 {
 		t.Errorf("Traces: got (%v, %v), want the one root trace", traces, err)
 	}
@@ -626,7 +626,7 @@ func TestStartRefusesBadSpecs(t *testing.T) {
 		_, err := h.Runs.Start(t.Context(), s)
 		wantCode(t, "Start("+name+")", err, sanad.CodeInvalidInput)
 	}
-	if traces, err := h.DB.Traces(t.Context()); err != nil || len(traces) != 0 {
+	if traces, err := ledger.WorkTraces(t.Context(), h.DB); err != nil || len(traces) != 0 {
 		t.Fatalf("after refused starts: traces (%v, %v), want none", traces, err)
 	}
 }

@@ -53,8 +53,8 @@ func testLedgerCheckpoints(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatalf("Checkpoint: %v", err)
 	}
-	if cp1.Size != 5 || cp1.Origin != Origin {
-		t.Fatalf("Checkpoint: got size %d origin %q, want 5 %q", cp1.Size, cp1.Origin, Origin)
+	if cp1.Size != e.base+5 || cp1.Origin != Origin {
+		t.Fatalf("Checkpoint: got size %d origin %q, want %d %q", cp1.Size, cp1.Origin, e.base+5, Origin)
 	}
 	again, _, err := l.Checkpoint(ctx)
 	if err != nil || !bytes.Equal(again, note1) {
@@ -62,8 +62,8 @@ func testLedgerCheckpoints(t *testing.T, open Open) {
 	}
 	appendPattern(t, ctx, l, []string{"c3"}, 3)
 	_, cp2, err := l.Checkpoint(ctx)
-	if err != nil || cp2.Size != 8 {
-		t.Fatalf("Checkpoint after growth: got (size %d, %v), want size 8", cp2.Size, err)
+	if err != nil || cp2.Size != e.base+8 {
+		t.Fatalf("Checkpoint after growth: got (size %d, %v), want size %d", cp2.Size, err, e.base+8)
 	}
 	notes, err := e.s.Checkpoints(ctx)
 	if err != nil || len(notes) != 2 {
@@ -86,8 +86,8 @@ func testLedgerCheckpoints(t *testing.T, open Open) {
 	if err != nil {
 		t.Fatalf("consistency of the two checkpoints: %v", err)
 	}
-	if rep := verifyLog(t, ctx, l); rep.Checkpoints != 2 || rep.TreeSize != 8 {
-		t.Fatalf("Verify: got %d checkpoints, size %d; want 2, 8", rep.Checkpoints, rep.TreeSize)
+	if rep := verifyLog(t, ctx, l); rep.Checkpoints != 2 || rep.TreeSize != e.base+8 {
+		t.Fatalf("Verify: got %d checkpoints, size %d; want 2, %d", rep.Checkpoints, rep.TreeSize, e.base+8)
 	}
 	for _, tr := range []string{"c1", "c2", "c3"} {
 		if _, err := l.Verify(ctx, tr); err != nil {

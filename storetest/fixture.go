@@ -45,6 +45,9 @@ func Types(tb testing.TB) *ledger.Types {
 type env struct {
 	s    Store
 	keys *keyring.Keyring
+	// base is the size of the log once the first ledger over s opened: the
+	// events that register its keys.
+	base uint64
 }
 
 func newEnv(t *testing.T, open Open) *env {
@@ -65,6 +68,9 @@ func (e *env) ledger(t *testing.T, s Store) *ledger.Ledger {
 		t.Fatalf("ledger.Open: %v", err)
 	}
 	t.Cleanup(func() { l.Close(context.Background()) })
+	if s == e.s && e.base == 0 {
+		e.base, _ = s.TreeSize(t.Context())
+	}
 	return l
 }
 
@@ -125,7 +131,9 @@ func (e *env) sealedRun(t *testing.T, open Open) (sanad.Run, []*ledger.Event) {
 	}
 	var evs []*ledger.Event
 	for _, st := range readLog(t, t.Context(), s, 0) {
-		evs = append(evs, decode(t, st))
+		if ev := decode(t, st); ev.Trace != ledger.KeysTrace {
+			evs = append(evs, ev)
+		}
 	}
 	return run.Record, evs
 }
@@ -197,22 +205,29 @@ func mustHead(t testing.TB, ctx context.Context, s ledger.Reader, trace string, 
 	}
 }
 
-// wantLog checks that the log holds exactly events, in order, from index 0.
+// wantLog checks that the log holds exactly events, in order, from index 0,
+// besides the events of the keys trace (the keys the ledgers registered).
 func wantLog(t testing.TB, ctx context.Context, s Store, events []*ledger.Event) {
 	t.Helper()
-	got := readLog(t, ctx, s, 0)
-	if len(got) != len(events) {
-		t.Fatalf("ReadLog: got %d events, want %d", len(got), len(events))
-	}
-	for i, st := range got {
+	all := readLog(t, ctx, s, 0)
+	var got []ledger.Stored
+	for i, st := range all {
 		if st.Index != uint64(i) {
 			t.Fatalf("ReadLog: event %d has index %d, want %d", i, st.Index, i)
 		}
-		if !bytes.Equal(st.Raw, events[i].Canonical()) {
-			t.Fatalf("ReadLog: index %d holds %s, want %s", i, st.Raw, events[i].Canonical())
+		if decode(t, st).Trace != ledger.KeysTrace {
+			got = append(got, st)
 		}
 	}
-	mustSize(t, ctx, s, uint64(len(events)))
+	if len(got) != len(events) {
+		t.Fatalf("ReadLog: got %d events (and %d key registrations), want %d", len(got), len(all)-len(got), len(events))
+	}
+	for i, st := range got {
+		if !bytes.Equal(st.Raw, events[i].Canonical()) {
+			t.Fatalf("ReadLog: index %d holds %s, want %s", st.Index, st.Raw, events[i].Canonical())
+		}
+	}
+	mustSize(t, ctx, s, uint64(len(all)))
 }
 
 // refTree is the Merkle tree recomputed from event hashes: the root at every

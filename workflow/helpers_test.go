@@ -13,6 +13,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/tool"
 	"github.com/sanadhq/sanad/workflow"
@@ -212,7 +213,7 @@ func (e *env) startCrashing(tb testing.TB, d *workflow.Definition) string {
 // onlyRun returns the id of the one workflow run of the home.
 func (e *env) onlyRun(tb testing.TB) string {
 	tb.Helper()
-	traces, err := e.home.DB.Traces(context.Background())
+	traces, err := ledger.WorkTraces(context.Background(), e.home.DB)
 	if err != nil || len(traces) != 1 {
 		tb.Fatalf("Traces: got %v, %v; want one trace", traces, err)
 	}

@@ -24,7 +24,9 @@ func (a *app) ledgerVerifyCommand() *cobra.Command {
 	return a.jsonFlag(&cobra.Command{
 		Use:   "verify [TRACE]",
 		Short: "Verify the whole ledger, or one trace",
-		Long: `Verify checks every event's canonical form, hash, signature, signer and body schema,
+		Long: `Verify reads the home read-only and needs no private key: every key comes from the
+log's own registry (key.registered events, signed by the runtime's key, each before the
+first event it signs). It checks every event's canonical form, hash, signature, signer and body schema,
 each trace's hash chain and ordering rules, and the Merkle log: for the whole ledger, that
 the tree holds exactly the event hashes and that every stored checkpoint is signed and has
 the log's root at its size; for one trace, each event's inclusion and every checkpoint's
@@ -35,8 +37,8 @@ consistency. Exit 1 with the first failure on stderr.`,
 			if len(args) == 1 {
 				trace = args[0]
 			}
-			return a.withExistingHome(cmd.Context(), func(h *home.Home) error {
-				rep, err := h.Ledger.Verify(cmd.Context(), trace)
+			return a.withAudit(cmd.Context(), func(h *home.Home, cfg ledger.AuditConfig) error {
+				rep, err := ledger.Audit(cmd.Context(), cfg, trace)
 				if err != nil {
 					return err
 				}

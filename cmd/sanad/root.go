@@ -16,6 +16,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/runner"
 )
 
@@ -185,6 +186,28 @@ func (a *app) withExistingHome(ctx context.Context, fn func(h *home.Home) error)
 		return usagef("%s is not a sanad home (no sanad.db): give --home, or run sanad quickstart to make one", dir)
 	}
 	return a.withHome(ctx, fn)
+}
+
+// withAudit opens an existing home read-only and calls fn with what a
+// verification of its log needs: its store, its event types, its origin
+// (from the log key it registered) and the checkpoints it keeps outside its
+// database. No private key is read.
+func (a *app) withAudit(ctx context.Context, fn func(h *home.Home, cfg ledger.AuditConfig) error) error {
+	dir := a.home()
+	if _, err := os.Stat(filepath.Join(dir, "sanad.db")); err != nil {
+		return usagef("%s is not a sanad home (no sanad.db): give --home, or run sanad quickstart to make one", dir)
+	}
+	h, err := home.Open(ctx, home.Config{Dir: dir, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	ks, err := ledger.LoadKeys(ctx, h.DB)
+	if err != nil {
+		return failure{err}
+	}
+	origin := home.OriginOf(ks.Log)
+	return fn(h, ledger.AuditConfig{Store: h.DB, Types: h.Types, Origin: origin, Mirrors: home.Mirrors(dir, origin, nil)})
 }
 
 // readBounded reads at most max bytes of the file path; a larger file is an

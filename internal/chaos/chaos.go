@@ -366,7 +366,7 @@ func (h *harness) settle(ctx context.Context, current string) (string, error) {
 			return "", err
 		}
 	}
-	traces, err := hm.DB.Traces(ctx)
+	traces, err := ledger.WorkTraces(ctx, hm.DB)
 	if err != nil {
 		return "", err
 	}
@@ -398,7 +398,7 @@ func (h *harness) check(ctx context.Context) error {
 		h.rep.ChainBreaks++
 		h.rep.problem("verify: %v", err)
 	}
-	traces, err := hm.DB.Traces(ctx)
+	traces, err := ledger.WorkTraces(ctx, hm.DB)
 	if err != nil {
 		return err
 	}
@@ -479,7 +479,7 @@ func (h *harness) reference(ctx context.Context) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	traces, err := hm.DB.Traces(ctx)
+	traces, err := ledger.WorkTraces(ctx, hm.DB)
 	if err != nil {
 		return nil, err
 	}

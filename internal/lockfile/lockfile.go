@@ -29,7 +29,7 @@ import (
 // may be about to lock would let two processes each hold a lock on "the"
 // file, one of them on a file no longer in the folder.
 func TryLock(path string) (unlock func() error, ok bool, err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("lockfile: %w", err)
 	}

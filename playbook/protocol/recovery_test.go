@@ -89,7 +89,7 @@ func runChild(tb testing.TB, args ...string) (string, bool) {
 // onlyTrace returns the one trace of a home a single session was started in.
 func onlyTrace(tb testing.TB, h *home.Home) string {
 	tb.Helper()
-	traces, err := h.DB.Traces(context.Background())
+	traces, err := ledger.WorkTraces(context.Background(), h.DB)
 	if err != nil || len(traces) != 1 {
 		tb.Fatalf("Traces: got %v, %v; want one trace", traces, err)
 	}

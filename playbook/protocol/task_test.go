@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/playbook/protocol"
 )
 
@@ -76,7 +77,7 @@ objectives:
 	if sanad.ErrorCode(err) != sanad.CodeInvalidInput || !strings.Contains(err.Error(), `"teleport"`) {
 		t.Errorf("got %v, want INVALID_INPUT naming the tool", err)
 	}
-	if traces, _ := h.DB.Traces(context.Background()); len(traces) != 0 {
+	if traces, _ := ledger.WorkTraces(context.Background(), h.DB); len(traces) != 0 {
 		t.Errorf("traces: got %d, want none", len(traces))
 	}
 }
