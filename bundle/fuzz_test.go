@@ -29,9 +29,9 @@ func FuzzBundleVerify(f *testing.F) {
 	f.Add([]byte{}, false)
 	f.Add([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff}, false)
 	f.Fuzz(func(t *testing.T, b []byte, pin bool) {
-		opts := bundle.Options{Types: e.types}
+		opts := bundle.Options{Types: e.types, AllowUnpinned: true}
 		if pin {
-			opts.LogKey = e.logKey
+			opts.LogKeys = bundle.PinLogKey(e.logKey)
 		}
 		rep, err := bundle.Verify(bytes.NewReader(b), opts)
 		if err != nil {
@@ -41,7 +41,7 @@ func FuzzBundleVerify(f *testing.F) {
 			}
 			return
 		}
-		if rep.Events == 0 || rep.Trace == "" || rep.TreeSize < uint64(rep.Events) {
+		if rep.Events == 0 || rep.Trace == "" || rep.TreeSize < uint64(rep.Events) || rep.LogPinned != pin {
 			t.Fatalf("Verify accepted a bundle with report %+v", rep)
 		}
 	})

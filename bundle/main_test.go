@@ -274,5 +274,5 @@ func joinLines(ls [][]byte) []byte {
 }
 
 func (e *exported) verify(b []byte) (bundle.Report, error) {
-	return bundle.Verify(bytes.NewReader(b), bundle.Options{Types: e.types, LogKey: e.logKey})
+	return bundle.Verify(bytes.NewReader(b), bundle.Options{Types: e.types, LogKeys: bundle.PinLogKey(e.logKey)})
 }

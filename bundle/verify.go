@@ -46,21 +46,46 @@ func (e *VerifyError) Unwrap() error { return e.Err }
 type Options struct {
 	// Types are the event types to accept. Required.
 	Types *ledger.Types
-	// LogKey pins the checkpoint verifier key. Empty trusts the key the bundle
-	// carries, which proves the bundle is intact and self-consistent but not
-	// who issued it.
-	LogKey string
+	// LogKeys returns the checkpoint verifier keys ("<origin>+<hash>+<base64>")
+	// pinned for the log named origin, the first line of the bundle's
+	// checkpoint; [TrustedLogs.For] and [PinLogKey] make one. When it returns
+	// keys, the checkpoint and the head must be signed by one of them. When it
+	// is nil or returns none, nothing pins the log: the bundle is checked
+	// against the key it carries, which proves it intact and self-consistent
+	// but not who issued it, and Verify fails with [ErrUnpinned] unless
+	// AllowUnpinned is set.
+	LogKeys func(origin string) []string
+	// AllowUnpinned accepts a bundle whose log no key is pinned for, after
+	// checking it against the key it carries ([Report.LogPinned] is false).
+	AllowUnpinned bool
+}
+
+// ErrUnpinned is the failure of a bundle that is intact and self-consistent
+// but whose log no key is pinned for: nothing shows which log issued it, as
+// anyone can sign a bundle with a key of their own under any log's name.
+// [Verify] returns it (in a [*VerifyError], with the full report) unless
+// [Options.AllowUnpinned] is set.
+var ErrUnpinned = errors.New("no trusted log key is pinned for the bundle's log")
+
+// PinLogKey returns an [Options.LogKeys] that pins key whatever the bundle's
+// log: a bundle of any other log fails.
+func PinLogKey(key string) func(origin string) []string {
+	return func(string) []string { return []string{key} }
 }
 
 // Report describes a verified bundle.
 type Report struct {
-	Trace      string `json:"trace"`
-	Events     int    `json:"events"`
-	Artifacts  int    `json:"artifacts"`
-	Keys       int    `json:"keys"`
-	TreeSize   uint64 `json:"tree_size"`
-	RootHash   []byte `json:"root_hash"`
-	LogKey     string `json:"log_key"`
+	Trace     string `json:"trace"`
+	Events    int    `json:"events"`
+	Artifacts int    `json:"artifacts"`
+	Keys      int    `json:"keys"`
+	TreeSize  uint64 `json:"tree_size"`
+	RootHash  []byte `json:"root_hash"`
+	// LogKey is the key that signed the checkpoint and the head.
+	LogKey string `json:"log_key"`
+	// LogPinned says whether LogKey was one pinned for the log
+	// ([Options.LogKeys]); if not, it is the key the bundle carries, and the
+	// bundle is only known to be self-consistent.
 	LogPinned  bool   `json:"log_key_pinned"`
 	Checkpoint string `json:"checkpoint_origin"`
 }
@@ -126,20 +151,9 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 			return rep, fail(KeysFile, "key %s is malformed or does not match its id", id)
 		}
 	}
-	logKey := keys.Log
-	if opts.LogKey != "" {
-		if keys.Log != opts.LogKey {
-			return rep, fail(KeysFile, "the bundle's log key %q is not the pinned key %q", keys.Log, opts.LogKey)
-		}
-		logKey = opts.LogKey
-	}
-	verifier, err := note.NewVerifier(logKey)
+	logKey, pinned, verifier, cp, err := openCheckpoint(files[CheckpointFile], keys.Log, opts.LogKeys)
 	if err != nil {
-		return rep, fail(KeysFile, "log key %q is not a note verifier key: %v", logKey, err)
-	}
-	cp, err := tlog.Open(files[CheckpointFile], verifier)
-	if err != nil {
-		return rep, fail(CheckpointFile, "%v", err)
+		return rep, err
 	}
 	hn, err := note.Open(files[HeadFile], note.VerifierList(verifier))
 	if err != nil {
@@ -228,8 +242,56 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 		}
 	}
 	rep = Report{Trace: m.Trace, Events: n, Artifacts: artifacts, Keys: len(keys.Keys), TreeSize: cp.Size, RootHash: cp.Hash,
-		LogKey: logKey, LogPinned: opts.LogKey != "", Checkpoint: cp.Origin}
+		LogKey: logKey, LogPinned: pinned, Checkpoint: cp.Origin}
+	if !pinned && !opts.AllowUnpinned {
+		return rep, &VerifyError{File: CheckpointFile, Reason: fmt.Sprintf("the bundle is intact and self-consistent, but no trusted key is pinned for its log %q: "+
+			"it is signed by the key it carries (%s), which anyone can make", cp.Origin, logKey), Err: ErrUnpinned}
+	}
 	return rep, nil
+}
+
+// openCheckpoint verifies the signed checkpoint: with the keys pinned for its
+// origin if there are any (pinned is then true), else with the key the bundle
+// carries (carried), which must then be for the same origin.
+func openCheckpoint(signed []byte, carried string, pins func(string) []string) (key string, pinned bool, v note.Verifier, cp tlog.Checkpoint, err error) {
+	origin, _, _ := strings.Cut(string(signed), "\n")
+	var keys []string
+	if pins != nil {
+		keys = pins(origin)
+	}
+	if len(keys) == 0 {
+		v, err := note.NewVerifier(carried)
+		if err != nil {
+			return "", false, nil, cp, fail(KeysFile, "log key %q is not a note verifier key: %v", carried, err)
+		}
+		cp, err := tlog.Open(signed, v)
+		if err != nil {
+			return "", false, nil, cp, fail(CheckpointFile, "%v", err)
+		}
+		return carried, false, v, cp, nil
+	}
+	var others []string
+	for _, k := range keys {
+		v, err := note.NewVerifier(k)
+		if err != nil {
+			return "", false, nil, cp, fail("", "pinned log key %q is not a note verifier key: %v", k, err)
+		}
+		if v.Name() != origin {
+			others = append(others, v.Name())
+			continue
+		}
+		if cp, err := tlog.Open(signed, v); err == nil {
+			if carried != k {
+				return "", false, nil, cp, fail(KeysFile, "the bundle names log key %q, but its checkpoint is signed by the pinned key %q", carried, k)
+			}
+			return k, true, v, cp, nil
+		}
+	}
+	if len(others) == len(keys) {
+		return "", false, nil, cp, fail(CheckpointFile, "the checkpoint is of log %q, not of the pinned log %q", origin, strings.Join(others, `", "`))
+	}
+	return "", false, nil, cp, fail(CheckpointFile, "the checkpoint of log %q is not signed by the pinned key (%s): it is signed by another key under the same name, such as the one the bundle carries (%s)",
+		origin, strings.Join(keys, ", "), carried)
 }
 
 func strictJSON(data []byte, v any) error {
