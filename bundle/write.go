@@ -56,6 +56,9 @@ func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace
 	c.Proofs = Proofs{TreeSize: cp.Size, RootHash: cp.Hash}
 	var seq uint64
 	err = l.Store().ReadTrace(ctx, trace, 0, func(s ledger.Stored) error {
+		if len(s.Raw) > MaxEventBytes {
+			return sanad.Errorf(sanad.CodeInvalidInput, op, "trace %s seq %d: the event is %d bytes, more than a bundle holds (%d)", trace, seq+1, len(s.Raw), MaxEventBytes)
+		}
 		ev, err := ledger.Decode(s.Raw)
 		if err != nil {
 			return sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("trace %s seq %d: %v", trace, seq+1, err))
@@ -127,9 +130,17 @@ func (c *Contents) files() ([]file, Manifest, error) {
 	for _, s := range sums {
 		files = append(files, file{ArtifactsDir + s, c.Artifacts[s]})
 	}
-	m := Manifest{Format: Format, Trace: c.Trace, Files: make(map[string]string, len(files))}
+	var total int64
+	for _, f := range files {
+		if n := int64(len(f.data)); n > fileLimit(f.name) || total+n > MaxTotal || len(files) > MaxFiles {
+			return nil, Manifest{}, fmt.Errorf("%s would be %d bytes, more than a bundle may hold (%d in one file, %d in all, %d files)", f.name, n, fileLimit(f.name), int64(MaxTotal), MaxFiles)
+		}
+		total += int64(len(f.data))
+	}
+	m := Manifest{Format: Format, Trace: c.Trace, Files: make(map[string]string, len(files)), Sizes: make(map[string]int64, len(files))}
 	for _, f := range files {
 		m.Files[f.name] = canon.Sum(f.data).String()
+		m.Sizes[f.name] = int64(len(f.data))
 	}
 	return files, m, nil
 }
@@ -155,6 +166,7 @@ func (c *Contents) Write(w io.Writer) (Manifest, canon.Digest, error) {
 	h := sha256.New()
 	gz, _ := gzip.NewWriterLevel(io.MultiWriter(w, h), gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
+	// The manifest first: a verifier reads it before any other file.
 	all := append([]file{{ManifestFile, manifest}, {HeadFile, head}}, files...)
 	for _, f := range all {
 		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}

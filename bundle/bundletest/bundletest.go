@@ -108,8 +108,8 @@ func Set(files []File, name string, data []byte) {
 	}
 }
 
-// FixManifest recomputes the manifest's entry for every other file, as a
-// forger does after changing them.
+// FixManifest recomputes the manifest's entry (hash, and size from v2) for
+// every other file, as a forger does after changing them.
 func FixManifest(tb testing.TB, files []File) {
 	tb.Helper()
 	var m bundle.Manifest
@@ -117,9 +117,15 @@ func FixManifest(tb testing.TB, files []File) {
 		tb.Fatalf("bundletest: manifest: %v", err)
 	}
 	m.Files = map[string]string{}
+	if m.Format != bundle.FormatV1 {
+		m.Sizes = map[string]int64{}
+	}
 	for _, f := range files {
 		if f.Name != bundle.ManifestFile && f.Name != bundle.HeadFile {
 			m.Files[f.Name] = "sha256:" + hexSum(f.Data)
+			if m.Sizes != nil {
+				m.Sizes[f.Name] = int64(len(f.Data))
+			}
 		}
 	}
 	Set(files, bundle.ManifestFile, marshal(tb, m))
