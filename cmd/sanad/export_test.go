@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sanadhq/sanad/bundle/bundletest"
+	"github.com/sanadhq/sanad/ledgertest"
 )
 
 // runCLI runs the command line in this process and returns its exit code,
@@ -20,23 +24,24 @@ func runCLI(tb testing.TB, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// quickstart runs quickstart in a new home and returns the home, the bundle
-// it exported and its log key.
-func quickstart(tb testing.TB) (dir, bundlePath, logKey string) {
+// quickstart runs quickstart in a new home and returns the home, the trace
+// it ran, the bundle it exported and its log key.
+func quickstart(tb testing.TB) (dir, trace, bundlePath, logKey string) {
 	tb.Helper()
 	dir = filepath.Join(tb.TempDir(), "home")
 	code, out, errOut := runCLI(tb, "--home", dir, "quickstart", "--json")
 	if code != 0 {
 		tb.Fatalf("quickstart: exit %d: %s", code, errOut)
 	}
-	var qs struct{ Bundle, LogKey string }
-	if err := json.Unmarshal([]byte(out), &struct {
-		Bundle *string `json:"bundle"`
-		LogKey *string `json:"log_key"`
-	}{&qs.Bundle, &qs.LogKey}); err != nil {
+	var qs struct {
+		Trace  string `json:"trace"`
+		Bundle string `json:"bundle"`
+		LogKey string `json:"log_key"`
+	}
+	if err := json.Unmarshal([]byte(out), &qs); err != nil {
 		tb.Fatalf("quickstart --json: %v", err)
 	}
-	return dir, qs.Bundle, qs.LogKey
+	return dir, qs.Trace, qs.Bundle, qs.LogKey
 }
 
 // TestVerifyForgedBundle: a bundle re-signed with fresh agent keys and a
@@ -46,7 +51,7 @@ func quickstart(tb testing.TB) (dir, bundlePath, logKey string) {
 // --unpinned, and fails it when the real log key is pinned — by --log-key or
 // by the home's trusted-logs file, to which the export added the key.
 func TestVerifyForgedBundle(t *testing.T) {
-	dir, real, logKey := quickstart(t)
+	dir, _, real, logKey := quickstart(t)
 	b, err := os.ReadFile(real)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +81,71 @@ func TestVerifyForgedBundle(t *testing.T) {
 			if code != tt.code || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
 				t.Errorf("sanad %s: got exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
 					strings.Join(tt.args, " "), code, out, errOut, tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+}
+
+// exportLeftovers returns the files in dir other than keep: a bundle or a
+// temporary file an export left behind.
+func exportLeftovers(tb testing.TB, dir string, keep ...string) []string {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !slices.Contains(keep, e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// TestExportRefusesTamperedTrace: with the events table of a home edited in
+// SQL — the trace's last events hidden (seq negated), one hidden in the
+// middle, two events' seq swapped, another trace's event relabelled into
+// the trace — sanad export fails (exit 1) and writes no bundle and leaves no
+// temporary file: nothing is signed about a trace the store's index does not
+// return as the signed events say.
+func TestExportRefusesTamperedTrace(t *testing.T) {
+	src, trace, _, _ := quickstart(t)
+	for _, tt := range []struct {
+		name  string
+		edits []string
+	}{
+		{"last events hidden", []string{`UPDATE events SET seq = -seq WHERE trace = ?1 AND seq >= 20`}},
+		{"an event hidden", []string{`UPDATE events SET seq = -seq WHERE trace = ?1 AND seq = 10`}},
+		{"two events swapped", []string{
+			`UPDATE events SET seq = -5 WHERE trace = ?1 AND seq = 5`,
+			`UPDATE events SET seq = 5 WHERE trace = ?1 AND seq = 6`,
+			`UPDATE events SET seq = 6 WHERE trace = ?1 AND seq = -5`,
+		}},
+		{"another trace's event relabelled", []string{`UPDATE events SET trace = ?1, seq = 1000 WHERE idx = (SELECT max(idx) FROM events WHERE trace != ?1)`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := ledgertest.CopyHome(t, src)
+			ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+				for _, q := range tt.edits {
+					res, err := db.Exec(q, trace)
+					if err != nil {
+						return err
+					}
+					if n, _ := res.RowsAffected(); n == 0 {
+						return fmt.Errorf("%s changed no row", q)
+					}
+				}
+				return nil
+			})
+			outDir := t.TempDir()
+			code, _, errOut := runCLI(t, "--home", dir, "export", trace, "-o", filepath.Join(outDir, "b.tar.gz"))
+			t.Logf("export: exit %d: %s", code, strings.TrimSpace(errOut))
+			if code != 1 || !strings.Contains(errOut, "not exported") {
+				t.Errorf("export: got exit %d, stderr %q; want exit 1 and the trace not exported", code, errOut)
+			}
+			if left := exportLeftovers(t, outDir); len(left) != 0 {
+				t.Errorf("export left %q in the output folder, want nothing", left)
 			}
 		})
 	}
