@@ -289,7 +289,11 @@ func (x *Exporter) Export(ctx context.Context, scope sanad.Scope, trace string, 
 	}
 	res := Result{Trace: trace, ExportRun: run.Record.ID}
 	fail := func(err error) (Result, error) {
-		_ = run.Fail(ctx, err)
+		// Recorded even when the export was interrupted (its context
+		// cancelled): the run must not stay open.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = run.Fail(fctx, err)
 		return res, err
 	}
 	if _, err := run.Append(ctx, TypeExportAuthorized, "", map[string]any{"trace": trace, "format": Format}, nil); err != nil {

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
@@ -57,25 +61,80 @@ func exportTrace(cmd *cobra.Command, h *home.Home, scope sanad.Scope, trace, out
 		return bundle.Result{}, err
 	}
 	dir := filepath.Dir(out)
-	f, err := os.CreateTemp(dir, ".sanad-export-*")
+	removeStaleExports(dir, time.Now())
+	f, err := os.CreateTemp(dir, exportTempPrefix+"*")
 	if err != nil {
 		return bundle.Result{}, usagef("cannot write to %s: %v", dir, err)
 	}
-	defer os.Remove(f.Name())
+	// The temporary file goes on every path but the rename: an error, a
+	// panic, or a signal (it cancels the context, which ends the export).
+	done := false
+	defer func() {
+		if !done {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	ctx := cmd.Context()
 	x := &bundle.Exporter{Ledger: h.Ledger, Artifacts: h.Artifacts, Runs: h.Runs}
-	res, err := x.Export(cmd.Context(), scope, trace, f)
+	res, err := x.Export(ctx, scope, trace, ctxWriter{ctx, f})
 	if err != nil {
-		f.Close()
 		return res, err
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
 		return res, err
 	}
 	if err := f.Close(); err != nil {
 		return res, err
 	}
-	return res, os.Rename(f.Name(), out)
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if err := os.Rename(f.Name(), out); err != nil {
+		return res, err
+	}
+	done = true
+	return res, nil
+}
+
+// exportTempPrefix begins the name of the temporary file an export writes
+// in the output folder before renaming it into place.
+const exportTempPrefix = ".sanad-export-"
+
+// staleExportAge is how old a temporary export file must be to be taken for
+// the leftover of an export that was killed (SIGKILL cannot be handled).
+const staleExportAge = time.Hour
+
+// removeStaleExports removes from dir the temporary export files (regular
+// files only) last written more than staleExportAge before now: what exports
+// killed midway left. Errors are ignored: the files are only litter.
+func removeStaleExports(dir string, now time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), exportTempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleExportAge {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// ctxWriter fails writes once ctx is done, so that an interrupted export
+// stops writing at once.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (w ctxWriter) Write(p []byte) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return w.w.Write(p)
 }
 
 func (a *app) verifyCommand() *cobra.Command {

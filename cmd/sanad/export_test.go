@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -10,8 +11,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle/bundletest"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledgertest"
 )
 
@@ -148,5 +154,69 @@ func TestExportRefusesTamperedTrace(t *testing.T) {
 				t.Errorf("export left %q in the output folder, want nothing", left)
 			}
 		})
+	}
+}
+
+// TestExportLeavesNoTempFile: an export that fails — an unknown trace, or
+// an interrupted one (a signal cancels the command's context) — leaves no
+// temporary file and no bundle in the output folder; and an export removes
+// the temporary files older than an hour that exports killed midway left
+// there (SIGKILL cannot be handled), and nothing else.
+func TestExportLeavesNoTempFile(t *testing.T) {
+	dir, trace, _, _ := quickstart(t)
+	out := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{".sanad-export-111", "other.txt"} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(filepath.Join(out, name), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(out, ".sanad-export-222"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(out, ".sanad-export-dir"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(out, ".sanad-export-dir"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	kept := []string{".sanad-export-222", ".sanad-export-dir", "other.txt"}
+	bundlePath := filepath.Join(out, "b.tar.gz")
+
+	code, _, errOut := runCLI(t, "--home", dir, "export", "no-such-trace", "-o", bundlePath)
+	if code != 1 {
+		t.Errorf("export of an unknown trace: got exit %d (%s), want 1", code, errOut)
+	}
+	if left := exportLeftovers(t, out, kept...); len(left) != 0 {
+		t.Errorf("export of an unknown trace: left %q in the output folder, want only %q (the stale temporary file removed)", left, kept)
+	}
+
+	t.Run("interrupted", func(t *testing.T) {
+		h, err := home.Open(context.Background(), home.Config{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		cmd := &cobra.Command{}
+		cmd.SetContext(ctx)
+		if _, err := exportTrace(cmd, h, sanad.Scope{Tenant: "operator"}, trace, bundlePath); err == nil {
+			t.Error("export with its context cancelled: got nil, want an error")
+		}
+		if left := exportLeftovers(t, out, kept...); len(left) != 0 {
+			t.Errorf("interrupted export: left %q in the output folder, want nothing new", left)
+		}
+	})
+
+	code, _, errOut = runCLI(t, "--home", dir, "export", trace, "-o", bundlePath)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	if left := exportLeftovers(t, out, append(kept, "b.tar.gz")...); len(left) != 0 {
+		t.Errorf("export: left %q in the output folder, want only the bundle besides %q", left, kept)
 	}
 }
