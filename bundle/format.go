@@ -3,17 +3,21 @@
 // keys, and the artifacts the events refer to, in one tar file that anyone can
 // verify offline with no home folder and no network.
 //
-// Layout (tar, gzip-compressed):
+// Layout (tar, gzip-compressed), in this order:
 //
-//	manifest.json            {"format":..,"trace":..,"files":{"<path>":"sha256:<hex>",..}}
+//	manifest.json            {"format":..,"trace":..,"files":{"<path>":"sha256:<hex>",..},
+//	                          "sizes":{"<path>":<bytes>,..}}
+//	head                     a note signed by the log key: the trace, its last
+//	                         event and the manifest's hash, so that nothing can
+//	                         be dropped from the end or swapped in the manifest
 //	events.jsonl             one canonical event per line, in order
 //	checkpoint               the log's signed checkpoint (C2SP signed note)
 //	proofs.json              an inclusion proof per event against the checkpoint
 //	keys.json                public keys by key id, and the checkpoint verifier key
 //	artifacts/sha256/<hex>   the content of each referenced artifact
-//	head                     a note signed by the log key: the trace, its last
-//	                         event and the manifest's hash, so that nothing can
-//	                         be dropped from the end or swapped in the manifest
+//
+// The manifest comes first so that a verifier knows, before it reads any
+// other file, which files there are and how large each is.
 package bundle
 
 import (
@@ -26,8 +30,12 @@ import (
 	"github.com/sanadhq/sanad/ledger"
 )
 
-// Format names this bundle layout.
-const Format = "sanad-bundle/v1"
+// Format names this bundle layout. v2 added the sizes to the manifest;
+// [Verify] still reads v1 bundles ([FormatV1]).
+const Format = "sanad-bundle/v2"
+
+// FormatV1 is the first layout: a manifest without sizes.
+const FormatV1 = "sanad-bundle/v1"
 
 // File names inside a bundle.
 const (
@@ -40,11 +48,14 @@ const (
 	ArtifactsDir   = "artifacts/sha256/"
 )
 
-// Manifest lists every other file of the bundle with its SHA-256.
+// Manifest lists every other file of the bundle (but the head, which signs
+// the manifest) with its SHA-256 and its size.
 type Manifest struct {
 	Format string            `json:"format"`
 	Trace  string            `json:"trace"`
 	Files  map[string]string `json:"files"`
+	// Sizes holds the size in bytes of each file in Files (from v2; nil in v1).
+	Sizes map[string]int64 `json:"sizes,omitempty"`
 }
 
 // Head is what the head note attests.
@@ -55,7 +66,9 @@ type Head struct {
 	Manifest string // "sha256:<hex>" of manifest.json
 }
 
-const headTitle = Format + " head"
+// headTitle is the head note's first line; the head's layout is unchanged
+// since v1.
+const headTitle = "sanad-bundle/v1 head"
 
 // Text returns the note text of h.
 func (h Head) Text() string {

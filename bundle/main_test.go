@@ -23,6 +23,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(verifyStdinEnv) != "" {
+		os.Exit(verifyStdin())
+	}
 	code := m.Run()
 	for _, dir := range cleanupDirs {
 		os.RemoveAll(dir)
@@ -227,11 +230,12 @@ func fixManifest(tb testing.TB, files []file) {
 	if err := json.Unmarshal(get(files, bundle.ManifestFile), &m); err != nil {
 		tb.Fatalf("manifest: %v", err)
 	}
-	m.Files = map[string]string{}
+	m.Files, m.Sizes = map[string]string{}, map[string]int64{}
 	for _, f := range files {
-		if f.name != bundle.ManifestFile {
+		if f.name != bundle.ManifestFile && f.name != bundle.HeadFile {
 			sum := sha256.Sum256(f.data)
 			m.Files[f.name] = "sha256:" + hex.EncodeToString(sum[:])
+			m.Sizes[f.name] = int64(len(f.data))
 		}
 	}
 	set(files, bundle.ManifestFile, marshalIndent(tb, m))
@@ -274,5 +278,5 @@ func joinLines(ls [][]byte) []byte {
 }
 
 func (e *exported) verify(b []byte) (bundle.Report, error) {
-	return bundle.Verify(bytes.NewReader(b), bundle.Options{Types: e.types, LogKey: e.logKey})
+	return bundle.Verify(bytes.NewReader(b), bundle.Options{Types: e.types, LogKeys: bundle.PinLogKey(e.logKey)})
 }

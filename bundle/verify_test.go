@@ -27,35 +27,61 @@ func TestExportVerifies(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		b      []byte
-		logKey string
+		opts   bundle.Options
+		pinned bool
 	}{
-		{"gzip pinned", e.gz, e.logKey},
-		{"tar pinned", writeTar(t, e.files), e.logKey},
-		{"gzip unpinned", e.gz, ""},
+		{"gzip pinned", e.gz, bundle.Options{LogKeys: bundle.PinLogKey(e.logKey)}, true},
+		{"tar pinned", writeTar(t, e.files), bundle.Options{LogKeys: bundle.PinLogKey(e.logKey)}, true},
+		{"gzip trusted", e.gz, bundle.Options{LogKeys: bundle.TrustedLogs{otherLogKey(t, "sanad.log/other"), e.logKey}.For}, true},
+		{"gzip unpinned allowed", e.gz, bundle.Options{AllowUnpinned: true}, false},
+		{"gzip trusted others, unpinned allowed", e.gz, bundle.Options{LogKeys: bundle.TrustedLogs{otherLogKey(t, "sanad.log/other")}.For, AllowUnpinned: true}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := bundle.Verify(bytes.NewReader(tt.b), bundle.Options{Types: e.types, LogKey: tt.logKey})
+			tt.opts.Types = e.types
+			rep, err := bundle.Verify(bytes.NewReader(tt.b), tt.opts)
 			if err != nil {
 				t.Fatalf("Verify: got error %v, want nil", err)
 			}
-			if rep.Trace != e.trace || rep.Events != e.events || rep.Artifacts != arts || rep.LogKey != e.logKey || rep.LogPinned != (tt.logKey != "") {
-				t.Errorf("Verify: got %+v, want trace %s, %d events, %d artifacts, log key %s pinned %v", rep, e.trace, e.events, arts, e.logKey, tt.logKey != "")
+			if rep.Trace != e.trace || rep.Events != e.events || rep.Artifacts != arts || rep.LogKey != e.logKey || rep.LogPinned != tt.pinned {
+				t.Errorf("Verify: got %+v, want trace %s, %d events, %d artifacts, log key %s pinned %v", rep, e.trace, e.events, arts, e.logKey, tt.pinned)
 			}
 			if rep.Keys < 3 || rep.TreeSize < uint64(e.events) || !strings.HasPrefix(rep.Checkpoint, "sanad.log/") {
 				t.Errorf("Verify: got %d keys, tree size %d, origin %q; want at least 3 keys, a tree of at least %d, a sanad.log/ origin", rep.Keys, rep.TreeSize, rep.Checkpoint, e.events)
 			}
 		})
 	}
+	t.Run("unpinned", func(t *testing.T) {
+		// No key pinned for the bundle's log: the full check runs, then
+		// Verify says that it proved self-consistency only.
+		for _, opts := range []bundle.Options{{}, {LogKeys: bundle.TrustedLogs{otherLogKey(t, "sanad.log/other")}.For}} {
+			opts.Types = e.types
+			rep, err := bundle.Verify(bytes.NewReader(e.gz), opts)
+			var ve *bundle.VerifyError
+			if !errors.Is(err, bundle.ErrUnpinned) || !errors.As(err, &ve) || !strings.Contains(err.Error(), "self-consistent") {
+				t.Fatalf("Verify with no key pinned: got %v, want a *bundle.VerifyError matching bundle.ErrUnpinned that says the bundle is self-consistent", err)
+			}
+			if rep.LogPinned || rep.Events != e.events || rep.LogKey != e.logKey {
+				t.Errorf("Verify with no key pinned: got report %+v, want the full report, not pinned", rep)
+			}
+		}
+	})
 	t.Run("another pinned key", func(t *testing.T) {
 		origin := strings.SplitN(e.logKey, "+", 2)[0]
-		_, vkey, err := note.GenerateKey(rand.Reader, origin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = bundle.Verify(bytes.NewReader(e.gz), bundle.Options{Types: e.types, LogKey: vkey})
-		var ve *bundle.VerifyError
-		if !errors.As(err, &ve) || ve.File != bundle.KeysFile {
-			t.Fatalf("Verify pinned to another key: got %v, want a *bundle.VerifyError about %s", err, bundle.KeysFile)
+		sameName, otherLog := otherLogKey(t, origin), otherLogKey(t, "sanad.log/other")
+		for _, tt := range []struct {
+			name string
+			keys func(string) []string
+			want string
+		}{
+			{"pinned: another key under the log's name", bundle.PinLogKey(sameName), "is not signed by the pinned key"},
+			{"pinned: another log's key", bundle.PinLogKey(otherLog), "not of the pinned log"},
+			{"trusted: another key under the log's name", bundle.TrustedLogs{otherLog, sameName}.For, "is not signed by the pinned key"},
+		} {
+			_, err := bundle.Verify(bytes.NewReader(e.gz), bundle.Options{Types: e.types, LogKeys: tt.keys, AllowUnpinned: true})
+			var ve *bundle.VerifyError
+			if !errors.As(err, &ve) || ve.File != bundle.CheckpointFile || !strings.Contains(ve.Reason, tt.want) {
+				t.Errorf("%s: got %v, want a *bundle.VerifyError about the %s that says %q", tt.name, err, bundle.CheckpointFile, tt.want)
+			}
 		}
 	})
 	t.Run("no types", func(t *testing.T) {
@@ -63,6 +89,16 @@ func TestExportVerifies(t *testing.T) {
 			t.Fatal("Verify without types: got nil, want an error")
 		}
 	})
+}
+
+// otherLogKey returns a fresh note verifier key named origin.
+func otherLogKey(tb testing.TB, origin string) string {
+	tb.Helper()
+	_, vkey, err := note.GenerateKey(rand.Reader, origin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return vkey
 }
 
 // TestWriteDeterministic: the same contents give the same bundle bytes.

@@ -2,11 +2,13 @@ package bundle
 
 import (
 	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -36,12 +38,27 @@ type Contents struct {
 // Assemble gathers a trace's bundle: its events, a checkpoint of the log that
 // covers them (issued now if needed), their inclusion proofs, the keys that
 // signed them and the artifacts they refer to.
+//
+// Nothing is signed about a trace that was not verified against the log:
+// Assemble first verifies the trace ([ledger.Ledger.Verify]) and refuses one
+// that fails. As it reads the events it checks, besides, that the store
+// returns the trace asked for in its signed fields, not only in its index:
+// each event's signed trace, seq and prev must be the next of the trace,
+// from seq 1, and no event of the trace may sit in the log after the last
+// one returned, up to the checkpoint. The bundle holds the trace as of the
+// checkpoint.
 func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace string) (*Contents, error) {
 	const op = "bundle.assemble"
 	c := &Contents{Trace: trace, Artifacts: make(map[string][]byte), Attest: l.Attest}
 	signed, cp, err := l.Checkpoint(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := l.Verify(ctx, trace); err != nil {
+		if sanad.ErrorCode(err) == sanad.CodeNotFound {
+			return nil, err
+		}
+		return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("trace %s does not verify against the log, so it is not exported (sanad ledger verify %s says more): %v", trace, trace, err))
 	}
 	all, err := l.PublicKeys(ctx)
 	if err != nil {
@@ -55,12 +72,24 @@ func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace
 	c.Keys = Keys{Runtime: l.RuntimeIdentity(), Log: vkey, Keys: make(map[string]keyring.PublicKey)}
 	c.Proofs = Proofs{TreeSize: cp.Size, RootHash: cp.Hash}
 	var seq uint64
+	var prev canon.Digest
+	var lastIndex uint64
 	err = l.Store().ReadTrace(ctx, trace, 0, func(s ledger.Stored) error {
+		if s.Index >= cp.Size {
+			return errStop // appended after the checkpoint
+		}
+		if len(s.Raw) > MaxEventBytes {
+			return sanad.Errorf(sanad.CodeInvalidInput, op, "trace %s seq %d: the event is %d bytes, more than a bundle holds (%d)", trace, seq+1, len(s.Raw), MaxEventBytes)
+		}
 		ev, err := ledger.Decode(s.Raw)
 		if err != nil {
 			return sanad.Wrap(err, sanad.CodeIntegrity, op, fmt.Sprintf("trace %s seq %d: %v", trace, seq+1, err))
 		}
-		seq = ev.Seq
+		if ev.Trace != trace || ev.Seq != seq+1 || ev.Prev != prev || ev.Hash != s.Hash {
+			return sanad.Errorf(sanad.CodeIntegrity, op, "the store returned, as event %d of trace %s, log leaf %d, which is signed as seq %d of trace %q: "+
+				"its index does not match the signed events, so the trace is not exported (run sanad ledger verify)", seq+1, trace, s.Index, ev.Seq, ev.Trace)
+		}
+		seq, prev, lastIndex = ev.Seq, ev.Hash, s.Index
 		c.last = ev
 		p, err := l.ProveStored(ctx, s.Index, ev.Hash, cp)
 		if err != nil {
@@ -85,13 +114,52 @@ func Assemble(ctx context.Context, l *ledger.Ledger, arts *artifact.Store, trace
 		}
 		return nil
 	})
-	if err != nil {
+	if err != nil && err != errStop {
 		return nil, err
 	}
 	if len(c.Events) == 0 {
 		return nil, sanad.Errorf(sanad.CodeNotFound, op, "trace %q has no events", trace)
 	}
+	if err := checkNoLaterEvents(ctx, l.Store(), trace, seq, lastIndex+1, cp.Size); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// errStop ends a read early.
+var errStop = errors.New("stop")
+
+// checkNoLaterEvents reads the log's leaves from index from up to size and
+// refuses any event signed as of trace: the store's index did not return it
+// with the trace's events, which end at seq last. Only events whose bytes
+// name the trace are decoded.
+func checkNoLaterEvents(ctx context.Context, r ledger.Reader, trace string, last, from, size uint64) error {
+	quoted, err := json.Marshal(trace)
+	if err != nil {
+		return err
+	}
+	needle := append([]byte(`"trace":`), quoted...)
+	err = r.ReadLog(ctx, from, func(s ledger.Stored) error {
+		if s.Index >= size {
+			return errStop
+		}
+		if !bytes.Contains(s.Raw, needle) {
+			return nil
+		}
+		ev, err := ledger.Decode(s.Raw)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, "bundle.assemble", fmt.Sprintf("log leaf %d: %v", s.Index, err))
+		}
+		if ev.Trace == trace {
+			return sanad.Errorf(sanad.CodeIntegrity, "bundle.assemble", "log leaf %d is signed as seq %d of trace %s, but the store's index ends the trace at seq %d: "+
+				"the index hides events, so the trace is not exported (run sanad ledger verify)", s.Index, ev.Seq, trace, last)
+		}
+		return nil
+	})
+	if err != nil && err != errStop {
+		return err
+	}
+	return nil
 }
 
 type file struct {
@@ -127,9 +195,17 @@ func (c *Contents) files() ([]file, Manifest, error) {
 	for _, s := range sums {
 		files = append(files, file{ArtifactsDir + s, c.Artifacts[s]})
 	}
-	m := Manifest{Format: Format, Trace: c.Trace, Files: make(map[string]string, len(files))}
+	var total int64
+	for _, f := range files {
+		if n := int64(len(f.data)); n > fileLimit(f.name) || total+n > MaxTotal || len(files) > MaxFiles {
+			return nil, Manifest{}, fmt.Errorf("%s would be %d bytes, more than a bundle may hold (%d in one file, %d in all, %d files)", f.name, n, fileLimit(f.name), int64(MaxTotal), MaxFiles)
+		}
+		total += int64(len(f.data))
+	}
+	m := Manifest{Format: Format, Trace: c.Trace, Files: make(map[string]string, len(files)), Sizes: make(map[string]int64, len(files))}
 	for _, f := range files {
 		m.Files[f.name] = canon.Sum(f.data).String()
+		m.Sizes[f.name] = int64(len(f.data))
 	}
 	return files, m, nil
 }
@@ -155,6 +231,7 @@ func (c *Contents) Write(w io.Writer) (Manifest, canon.Digest, error) {
 	h := sha256.New()
 	gz, _ := gzip.NewWriterLevel(io.MultiWriter(w, h), gzip.BestSpeed)
 	tw := tar.NewWriter(gz)
+	// The manifest first: a verifier reads it before any other file.
 	all := append([]file{{ManifestFile, manifest}, {HeadFile, head}}, files...)
 	for _, f := range all {
 		hdr := &tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), ModTime: time.Unix(0, 0).UTC(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
@@ -212,7 +289,11 @@ func (x *Exporter) Export(ctx context.Context, scope sanad.Scope, trace string, 
 	}
 	res := Result{Trace: trace, ExportRun: run.Record.ID}
 	fail := func(err error) (Result, error) {
-		_ = run.Fail(ctx, err)
+		// Recorded even when the export was interrupted (its context
+		// cancelled): the run must not stay open.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = run.Fail(fctx, err)
 		return res, err
 	}
 	if _, err := run.Append(ctx, TypeExportAuthorized, "", map[string]any{"trace": trace, "format": Format}, nil); err != nil {

@@ -56,7 +56,7 @@ bundle, and verifies the bundle offline against the home's log key.`,
 					return err
 				}
 				defer f.Close()
-				rep, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKey: logKey})
+				rep, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(logKey)})
 				if err != nil {
 					return err
 				}

@@ -119,6 +119,7 @@ Exit codes, for every command:
 		a.ledgerCommand(),
 		a.exportCommand(),
 		a.verifyCommand(),
+		a.trustCommand(),
 		a.benchCommand(),
 		a.policyCommand(),
 		a.gatesCommand(),
