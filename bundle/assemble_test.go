@@ -19,8 +19,8 @@ type lyingStore struct {
 	ledger.Store
 	target string // the trace it lies about
 	calls  int
-	lie   func(rows []ledger.Stored, other ledger.Stored) []ledger.Stored
-	other ledger.Stored // an event of another trace
+	lie    func(rows []ledger.Stored, other ledger.Stored) []ledger.Stored
+	other  ledger.Stored // an event of another trace
 }
 
 func (s *lyingStore) ReadTrace(ctx context.Context, trace string, after uint64, fn func(ledger.Stored) error) error {
