@@ -76,7 +76,15 @@ type Run struct {
 	Record sanad.Run
 	role   string
 	ended  bool
+	// attached says the run was started before this Run was made (by
+	// Attach, for a resume): what it did so far is in the ledger, not in
+	// this process's memory.
+	attached bool
 }
+
+// Attached reports whether the run was started before this Run was made:
+// a run resumed, whose earlier work only the ledger knows.
+func (r *Run) Attached() bool { return r.attached }
 
 // Start records run.started and the run's authz.decision. If the decision
 // denies, it also records run.denied and returns the run (ended) with an
@@ -340,5 +348,5 @@ func (r *Recorder) Attach(rec sanad.Run, role string) (*Run, error) {
 	if rec.Status != sanad.StatusRunning {
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, "runs.attach", "run %s is %s, not running", rec.ID, rec.Status)
 	}
-	return &Run{rec: r, Record: rec, role: role}, nil
+	return &Run{rec: r, Record: rec, role: role, attached: true}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -245,7 +246,7 @@ func (g *Gateway) Call(ctx context.Context, parent *runs.Run, p policy.Principal
 		return c.refuse(StageAuthorize, sanad.CodePolicyDenied, string(d.Rule), d.Reason, c.decision(false, string(d.Rule), d.Reason))
 	}
 	// 4. Abuse rules, and the call id.
-	if err := g.admit(parent, req.Tool, req.CallID, req.Round, req.PriorAttempts, c.tree); err != nil {
+	if err := g.admit(ctx, parent, req.Tool, req.CallID, req.Round, req.PriorAttempts, c.tree); err != nil {
 		code := sanad.ErrorCode(err)
 		var v *policy.Violation
 		if !errors.As(err, &v) {
@@ -352,14 +353,29 @@ func parseInput(e *entry, raw []byte) (canonical []byte, tree map[string]any, ha
 
 // admit applies the abuse rules with the counts of the parent run and, if the
 // call may proceed, counts it and takes its call id.
-func (g *Gateway) admit(parent *runs.Run, tool, callID string, round, prior int, input map[string]any) error {
+func (g *Gateway) admit(ctx context.Context, parent *runs.Run, tool, callID string, round, prior int, input map[string]any) error {
 	const op = "tool.admit"
 	id := parent.Record.ID
+	g.mu.Lock()
+	_, known := g.usage[id]
+	g.mu.Unlock()
+	var recorded *usage
+	if !known && parent.Attached() {
+		// A resumed run's earlier calls are in the ledger, not in memory:
+		// its limits go on from what it was let through before.
+		var err error
+		if recorded, err = g.recordedUsage(ctx, parent); err != nil {
+			return err
+		}
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	u, ok := g.usage[id]
 	if !ok {
-		u = &usage{perRound: make(map[string]int), perRun: make(map[string]int), calls: make(map[string]struct{})}
+		u = recorded
+		if u == nil {
+			u = newUsage()
+		}
 		g.usage[id] = u
 		runtime.AddCleanup(parent, g.forget, id)
 	}
@@ -386,6 +402,52 @@ func (g *Gateway) admit(parent *runs.Run, tool, callID string, round, prior int,
 	u.perRun[tool]++
 	u.calls[callID] = struct{}{}
 	return nil
+}
+
+func newUsage() *usage {
+	return &usage{perRound: make(map[string]int), perRun: make(map[string]int), calls: make(map[string]struct{})}
+}
+
+// recordedUsage reads from the ledger what the gateway let through in
+// parent: every call that started a tool_gateway child run of it, by the
+// tool.* events of that run.
+func (g *Gateway) recordedUsage(ctx context.Context, parent *runs.Run) (*usage, error) {
+	evs, err := g.cfg.Runs.Ledger.Events(ctx, parent.Record.Trace)
+	if err != nil {
+		return nil, err
+	}
+	type admitted struct {
+		tool  string
+		round int
+	}
+	calls := map[string]admitted{}
+	var order []string
+	for _, ev := range evs {
+		if ev.Parent != parent.Record.ID || !strings.HasPrefix(ev.Type, "tool.") {
+			continue
+		}
+		var info CallInfo
+		if err := json.Unmarshal(ev.Body, &info); err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, "tool.admit", ev.Type+" body")
+		}
+		if _, seen := calls[info.CallID]; !seen {
+			order = append(order, info.CallID)
+		}
+		calls[info.CallID] = admitted{info.Tool, info.Round}
+	}
+	u := newUsage()
+	for _, id := range order {
+		c := calls[id]
+		u.calls[id] = struct{}{}
+		u.perRun[c.tool]++
+		u.round = max(u.round, c.round)
+	}
+	for _, id := range order {
+		if c := calls[id]; c.round == u.round {
+			u.perRound[c.tool]++
+		}
+	}
+	return u, nil
 }
 
 // forget drops the usage of a parent run that can no longer be called in.
@@ -609,7 +671,7 @@ func (c *call) attempts(ctx context.Context, child *runs.Run, inRef sanad.Artifa
 		// (Request.PriorAttempts), which its caller decides on; here it
 		// stops at the next step (stop).
 		interrupted := ctx.Err() != nil
-		failed := FailedBody{CallInfo: c.info, Attempt: attempt, Status: sanad.ErrorCode(err), Error: *sanad.NewRunError(err), Retry: retry || interrupted, ElapsedUS: elapsed}
+		failed := FailedBody{CallInfo: c.info, Attempt: attempt, Status: sanad.ErrorCode(err), Error: *sanad.NewRunError(err), Retry: retry || interrupted, ElapsedUS: elapsed, Abandoned: !returned}
 		var wait time.Duration
 		if retry {
 			wait = spec.Retry.Backoff(attempt)

@@ -106,6 +106,9 @@ type FailedBody struct {
 	Retry     bool           `json:"retry"`
 	BackoffMS int64          `json:"backoff_ms,omitempty"`
 	ElapsedUS int64          `json:"elapsed_us"`
+	// Abandoned says the attempt outlived its deadline and the grace after
+	// it and was left running: it may still take effect.
+	Abandoned bool `json:"abandoned,omitempty"`
 }
 
 // RefusedBody is the body of tool.refused: the code, the stage that refused
@@ -172,7 +175,7 @@ var (
 		 "stack":{"type":"string","maxLength":8192}}}`
 	failedSchema = bodySchema(callRequired+`,"attempt","status","error","retry","elapsed_us"`,
 		`"attempt":{"type":"integer","minimum":1},"status":{"type":"string","minLength":1},"error":`+errorSchema+`,
-		 "retry":{"type":"boolean"},"backoff_ms":{"type":"integer","minimum":0},"elapsed_us":{"type":"integer","minimum":0}`)
+		 "retry":{"type":"boolean"},"backoff_ms":{"type":"integer","minimum":0},"elapsed_us":{"type":"integer","minimum":0},"abandoned":{"type":"boolean"}`)
 	// A refusal may name no valid call id, agent or tool, and may have no
 	// input hash: it records the request as it came, bounded.
 	refusedSchema = `{"type":"object","additionalProperties":false,"required":["call_id","tool","agent","status","stage","reason"],
