@@ -324,3 +324,30 @@ func hexSum(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+// RunStore finds the runs an interrupted export left open.
+type RunStore interface {
+	Running(ctx context.Context, kind sanad.RunKind) ([]sanad.Run, error)
+}
+
+// CloseInterrupted ends as cancelled every export run that a process left
+// running (one killed midway): exports are not resumed, and a run left open
+// would stay "running" for ever. It must be called only by the one process
+// that writes the home, before it exports anything.
+func CloseInterrupted(ctx context.Context, rec *runs.Recorder, store RunStore) error {
+	open, err := store.Running(ctx, sanad.KindExport)
+	if err != nil {
+		return err
+	}
+	for _, r := range open {
+		run, err := rec.Attach(r, "export")
+		if err != nil {
+			return err
+		}
+		cause := sanad.Errorf(sanad.CodeCancelled, "bundle.export", "export run %s was interrupted: its process ended before it finished; export the trace again", r.ID)
+		if err := run.Cancel(ctx, sanad.ErrorMessage(cause)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -169,6 +169,12 @@ func Open(ctx context.Context, cfg Config) (*Home, error) {
 		return nil, sanad.Wrap(err, sanad.CodeInternal, op, err.Error())
 	}
 	h.Runs = &runs.Recorder{Ledger: h.Ledger}
+	// This process alone writes the home: an export still running is one a
+	// killed process left.
+	if err := bundle.CloseInterrupted(ctx, h.Runs, h.DB); err != nil {
+		h.Close()
+		return nil, err
+	}
 	return h, nil
 }
 

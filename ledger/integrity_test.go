@@ -15,6 +15,7 @@ import (
 	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/ledgertest"
+	"github.com/sanadhq/sanad/runs"
 )
 
 // recordTraces writes n traces of about size events each to a new home and
@@ -373,5 +374,83 @@ func TestIntegrity5_HomeModes(t *testing.T) {
 		if got := info.Mode().Perm(); got != want {
 			t.Errorf("%s: mode %v, want %v", path, got, want)
 		}
+	}
+}
+
+// Finding 9: the runs projection is checked against the events it points
+// at.
+func TestIntegrity9_RunsProjectionChecked(t *testing.T) {
+	for name, q := range map[string]string{
+		"status":  "UPDATE runs SET status = 'completed' WHERE status = 'failed'",
+		"deleted": "DELETE FROM runs WHERE rowid IN (SELECT rowid FROM runs LIMIT 1)",
+		"started": "UPDATE runs SET started_idx = started_idx + 1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir, _ := recordTraces(t, 1, 40)
+			h := ledgertest.Open(t, dir)
+			if err := h.DB.CheckRuns(context.Background()); err != nil {
+				t.Fatalf("untouched: %v", err)
+			}
+			ledgertest.Close(t, h)
+			ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+				if name == "deleted" {
+					_, err := db.Exec("DELETE FROM runs WHERE run_id = (SELECT run_id FROM runs ORDER BY run_id LIMIT 1)")
+					return err
+				}
+				_, err := db.Exec(q)
+				return err
+			})
+			h = ledgertest.Open(t, dir)
+			if err := h.DB.CheckRuns(context.Background()); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+				t.Fatalf("runs projection with %s changed: got %v, want INTEGRITY", name, err)
+			}
+		})
+	}
+}
+
+// Finding 9: with --artifacts, every blob an event refers to is checked
+// against its hash.
+func TestIntegrity9_ArtifactsChecked(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := recordTraces(t, 1, 20)
+	h := ledgertest.Open(t, dir)
+	n, err := h.Artifacts.Check(ctx, h.DB)
+	if err != nil || n == 0 {
+		t.Fatalf("untouched: %d blobs, %v", n, err)
+	}
+	var blob string
+	filepath.WalkDir(filepath.Join(dir, "blobs"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && blob == "" {
+			blob = p
+		}
+		return nil
+	})
+	if err := os.WriteFile(blob, []byte("not what was stored"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Artifacts.Check(ctx, h.DB); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+		t.Fatalf("a damaged blob: got %v, want INTEGRITY", err)
+	}
+}
+
+// Finding 9: an export its process did not finish does not stay running: the
+// next open ends it as cancelled.
+func TestIntegrity9_InterruptedExportClosedAtOpen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	h := ledgertest.Open(t, dir)
+	run, err := h.Runs.Start(ctx, runs.Spec{Kind: sanad.KindExport, Scope: ledgertest.Scope, Agent: "sanad-export", Role: "export",
+		Decision: runs.Decision{Allow: true, Reason: "export"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledgertest.Close(t, h) // as if its process died here
+	h = ledgertest.Open(t, dir)
+	rec, err := h.DB.Run(ctx, run.Record.ID)
+	if err != nil || rec.Status != sanad.StatusCancelled {
+		t.Fatalf("the interrupted export after the next open: %s (%v), want cancelled", rec.Status, err)
+	}
+	if _, err := h.Ledger.Verify(ctx, ""); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -141,3 +141,89 @@ func (db *DB) RebuildRuns(ctx context.Context) error {
 	}
 	return classify(tx.Commit(), op, "commit")
 }
+
+// CheckRuns compares the runs projection with the events it points at:
+// every run.started event has its row, every row points at its run's
+// run.started event and, once the run ended, at its terminal event, with
+// the status that event records. A difference is INTEGRITY: the projection
+// is not to be trusted over the log, and can be rebuilt from it.
+func (db *DB) CheckRuns(ctx context.Context) error {
+	const op = "sqlite.check_runs"
+	type row struct {
+		trace, status  string
+		started, ended int64
+	}
+	rows := map[string]row{}
+	q, err := db.read.QueryContext(ctx, "SELECT run_id, trace, status, started_idx, coalesce(ended_idx, -1) FROM runs")
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	for q.Next() {
+		var id string
+		var r row
+		if err := q.Scan(&id, &r.trace, &r.status, &r.started, &r.ended); err != nil {
+			q.Close()
+			return classify(err, op, "scan")
+		}
+		rows[id] = r
+	}
+	q.Close()
+	if err := q.Err(); err != nil {
+		return classify(err, op, "read")
+	}
+	bad := func(format string, args ...any) error {
+		return sanad.Errorf(sanad.CodeIntegrity, op, "the runs projection does not match the log: "+format, args...)
+	}
+	seen := 0
+	err = db.ReadLog(ctx, 0, func(st ledger.Stored) error {
+		status, ok := runs.StatusOf(st.Type)
+		if !ok {
+			return nil
+		}
+		ev, err := ledger.Decode(st.Raw)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, op, err.Error())
+		}
+		r, known := rows[ev.Run]
+		switch {
+		case !known:
+			return bad("run %s (leaf %d) has no row", ev.Run, st.Index)
+		case ev.Type == runs.TypeStarted:
+			seen++
+			if r.started != int64(st.Index) || r.trace != ev.Trace {
+				return bad("run %s starts at leaf %d of trace %s, its row says leaf %d of %s", ev.Run, st.Index, ev.Trace, r.started, r.trace)
+			}
+		case r.ended != int64(st.Index) || r.status != string(status):
+			return bad("run %s ends %s at leaf %d, its row says %s at leaf %d", ev.Run, status, st.Index, r.status, r.ended)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for id, r := range rows {
+		if r.ended < 0 && r.status != string(sanad.StatusRunning) {
+			return bad("run %s is %s but no event ends it", id, r.status)
+		}
+	}
+	if seen != len(rows) {
+		return bad("%d runs started in the log, %d rows", seen, len(rows))
+	}
+	return nil
+}
+
+// Running returns the runs of kind whose record says they are running, in
+// the order they started.
+func (db *DB) Running(ctx context.Context, kind sanad.RunKind) ([]sanad.Run, error) {
+	rs, err := db.queryRuns(ctx, runsByID+"WHERE r.status = 'running' ORDER BY r.started_idx")
+	if err != nil {
+		return nil, err
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

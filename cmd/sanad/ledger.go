@@ -21,15 +21,20 @@ func (a *app) ledgerCommand() *cobra.Command {
 }
 
 func (a *app) ledgerVerifyCommand() *cobra.Command {
-	return a.jsonFlag(&cobra.Command{
+	var artifacts bool
+	c := a.jsonFlag(&cobra.Command{
 		Use:   "verify [TRACE]",
 		Short: "Verify the whole ledger, or one trace",
 		Long: `Verify reads the home read-only and needs no private key: every key comes from the
 log's own registry (key.registered events, signed by the runtime's key, each before the
-first event it signs). It checks every event's canonical form, hash, signature, signer and body schema,
-each trace's hash chain and ordering rules, and the Merkle log: for the whole ledger, that
-the tree holds exactly the event hashes and that every stored checkpoint is signed and has
-the log's root at its size; for one trace, each event's inclusion and every checkpoint's
+first event it signs). It checks every event's canonical form, hash, signature, signer and
+body schema, that the store files each event where its signed trace and seq say, each trace's
+hash chain and ordering rules, and the Merkle log: for the whole ledger, that the tree holds
+exactly the event hashes, that every stored checkpoint and the one kept beside the database
+are signed by the log's key and have the log's root at their size, that the store's index of
+traces and its runs projection agree with the events, and with --artifacts that every
+artifact an event refers to is present and matches its hash; for one trace, that no event of
+it is missing from what its index returns, each event's inclusion and every checkpoint's
 consistency. Exit 1 with the first failure on stderr.`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,18 +42,35 @@ consistency. Exit 1 with the first failure on stderr.`,
 			if len(args) == 1 {
 				trace = args[0]
 			}
-			return a.withAudit(cmd.Context(), func(h *home.Home, cfg ledger.AuditConfig) error {
-				rep, err := ledger.Audit(cmd.Context(), cfg, trace)
+			ctx := cmd.Context()
+			return a.withAudit(ctx, func(h *home.Home, cfg ledger.AuditConfig) error {
+				rep, err := ledger.Audit(ctx, cfg, trace)
 				if err != nil {
 					return err
 				}
-				return a.report(map[string]any{"verified": true, "report": rep}, func() {
+				if trace == "" {
+					if err := h.DB.CheckRuns(ctx); err != nil {
+						return failure{err}
+					}
+				}
+				blobs := 0
+				if artifacts {
+					if blobs, err = h.Artifacts.Check(ctx, h.DB); err != nil {
+						return failure{err}
+					}
+				}
+				return a.report(map[string]any{"verified": true, "report": rep, "artifacts_checked": blobs}, func() {
 					fmt.Fprintf(a.stdout, "verified: %d events in %d trace(s); tree size %d, root %s; %d checkpoint(s)\n",
 						rep.Events, rep.Traces, rep.TreeSize, base64.StdEncoding.EncodeToString(rep.RootHash), rep.Checkpoints)
+					if artifacts {
+						fmt.Fprintf(a.stdout, "artifacts: %d present, each matching its hash\n", blobs)
+					}
 				})
 			})
 		},
 	})
+	c.Flags().BoolVar(&artifacts, "artifacts", false, "also check every artifact the events refer to against its hash")
+	return c
 }
 
 func (a *app) ledgerShowCommand() *cobra.Command {
