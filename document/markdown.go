@@ -144,7 +144,6 @@ func (t *TableData) HTML() string {
 	return b.String()
 }
 
-
 // oneLine joins a text's lines with spaces.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
