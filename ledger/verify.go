@@ -325,6 +325,11 @@ func (a *auditor) mirrored(v note.Verifier, cps []tlog.Checkpoint) ([]tlog.Check
 	return cps, nil
 }
 
+// rollback describes a log smaller than a checkpoint it signed.
+func rollback(signed, size uint64) string {
+	return fmt.Sprintf("rollback: the log signed a checkpoint of %d events but holds %d: the database was restored from an older copy or lost events", signed, size)
+}
+
 // registeredBefore reports, as a *VerifyError, an event signed with a key
 // registered after it: keys are registered before they sign.
 func (a *auditor) registeredBefore(st Stored, ev *Event) error {
@@ -541,7 +546,7 @@ func (a *auditor) verifyLog(ctx context.Context, chk *Checker, cps []tlog.Checkp
 		return rep, err
 	}
 	if cpi < len(cps) {
-		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d events)", cps[cpi].Size, tree.Size())}
+		return rep, &VerifyError{Index: -1, Reason: rollback(cps[cpi].Size, tree.Size())}
 	}
 	size, err := a.Store.TreeSize(ctx)
 	if err != nil {
@@ -723,7 +728,7 @@ func (a *auditor) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Chec
 		return rep, &VerifyError{Index: int64(next), Reason: fmt.Sprintf("the log has %d leaves but events stop at leaf %d", tree.Size(), next)}
 	}
 	if cpi < len(cps) {
-		return rep, &VerifyError{Index: -1, Reason: fmt.Sprintf("checkpoint of size %d is larger than the log (%d)", cps[cpi].Size, tree.Size())}
+		return rep, &VerifyError{Index: -1, Reason: rollback(cps[cpi].Size, tree.Size())}
 	}
 	root, _ := tree.Root()
 	stored, err := a.prover.RootAt(ctx, tree.Size())

@@ -57,6 +57,9 @@ type Config struct {
 	// ReadOnly opens Dir without taking the writer lock: the runner can
 	// show what is recorded, and runs nothing.
 	ReadOnly bool
+	// CheckpointDirs are folders outside the home that keep a copy of the
+	// log's latest checkpoint (home.Config.CheckpointDirs).
+	CheckpointDirs []string
 	// Models are the model classes agents may use; nil or empty means
 	// deterministic mode.
 	Models *model.Registry
@@ -104,7 +107,7 @@ func Open(ctx context.Context, cfg Config) (*Runner, error) {
 	case cfg.Dir == "":
 		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "a runner needs a home: Config.Dir or Config.Home")
 	default:
-		h, err := home.Open(ctx, home.Config{Dir: cfg.Dir, ReadOnly: cfg.ReadOnly})
+		h, err := home.Open(ctx, home.Config{Dir: cfg.Dir, ReadOnly: cfg.ReadOnly, CheckpointDirs: cfg.CheckpointDirs})
 		if err != nil {
 			return nil, err
 		}

@@ -47,7 +47,7 @@ func runnerFlags(c *cobra.Command, opt *runnerOptions) {
 // models of opt, and registers the built-in playbooks named in want (with
 // opt's agents and policy); a name that is not built in is skipped.
 func (a *app) openRunner(ctx context.Context, opt runnerOptions, want ...string) (*runner.Runner, error) {
-	cfg := runner.Config{Dir: a.home()}
+	cfg := runner.Config{Dir: a.home(), CheckpointDirs: a.homeConfig(false).CheckpointDirs}
 	if !opt.NoModels {
 		s, err := loadModels(a.home(), opt.ModelConfig, os.Environ())
 		if err != nil {

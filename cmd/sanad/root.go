@@ -46,6 +46,9 @@ func (e failure) Unwrap() error { return e.err }
 // app holds what every command shares.
 type app struct {
 	homeDir string
+	// checkpointDirs are folders outside the home that keep a copy of the
+	// log's latest checkpoint (--checkpoint-dir, $SANAD_CHECKPOINT_DIRS).
+	checkpointDirs []string
 	jsonOut bool
 	stdin   io.Reader
 	stdout  io.Writer
@@ -112,6 +115,7 @@ Exit codes, for every command:
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().StringVar(&a.homeDir, "home", "", "home folder (default $SANAD_HOME, else ./.sanad)")
+	root.PersistentFlags().StringArrayVar(&a.checkpointDirs, "checkpoint-dir", nil, "folder outside the home that keeps a copy of the log's latest checkpoint; a home whose database does not extend it refuses to open (repeatable; default $SANAD_CHECKPOINT_DIRS, a list like $PATH)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		a.versionCommand(),
@@ -150,19 +154,31 @@ func (a *app) home() string {
 	return filepath.Join(".", ".sanad")
 }
 
+// homeConfig is how every command opens the home: its folder, and the
+// folders outside it that keep the latest checkpoint. The folders come from
+// the command line or the environment, never from a file in the home, which
+// whoever could roll the home back could also edit.
+func (a *app) homeConfig(readOnly bool) home.Config {
+	dirs := a.checkpointDirs
+	if len(dirs) == 0 {
+		dirs = filepath.SplitList(os.Getenv("SANAD_CHECKPOINT_DIRS"))
+	}
+	return home.Config{Dir: a.home(), ReadOnly: readOnly, CheckpointDirs: dirs}
+}
+
 // open opens the home for writing.
 func (a *app) open(ctx context.Context) (*home.Home, error) {
-	return home.Open(ctx, home.Config{Dir: a.home()})
+	return home.Open(ctx, a.homeConfig(false))
 }
 
 // openRead opens an existing home for reading: for writing if no other
 // process holds it (so its schema is brought up to date), else read-only.
 func (a *app) openRead(ctx context.Context) (*home.Home, error) {
-	ro := home.Config{Dir: a.home(), ReadOnly: true}
+	ro := a.homeConfig(true)
 	if _, err := os.Stat(filepath.Join(ro.Dir, "sanad.db")); err != nil {
 		return home.Open(ctx, ro) // reports the missing home
 	}
-	h, err := home.Open(ctx, home.Config{Dir: ro.Dir})
+	h, err := home.Open(ctx, a.homeConfig(false))
 	if sanad.ErrorCode(err) == sanad.CodeUnavailable {
 		return home.Open(ctx, ro)
 	}
@@ -198,7 +214,7 @@ func (a *app) withAudit(ctx context.Context, fn func(h *home.Home, cfg ledger.Au
 	if _, err := os.Stat(filepath.Join(dir, "sanad.db")); err != nil {
 		return usagef("%s is not a sanad home (no sanad.db): give --home, or run sanad quickstart to make one", dir)
 	}
-	h, err := home.Open(ctx, home.Config{Dir: dir, ReadOnly: true})
+	h, err := home.Open(ctx, a.homeConfig(true))
 	if err != nil {
 		return err
 	}
@@ -208,7 +224,7 @@ func (a *app) withAudit(ctx context.Context, fn func(h *home.Home, cfg ledger.Au
 		return failure{err}
 	}
 	origin := home.OriginOf(ks.Log)
-	return fn(h, ledger.AuditConfig{Store: h.DB, Types: h.Types, Origin: origin, Mirrors: home.Mirrors(dir, origin, nil)})
+	return fn(h, ledger.AuditConfig{Store: h.DB, Types: h.Types, Origin: origin, Mirrors: home.Mirrors(dir, origin, a.homeConfig(true).CheckpointDirs)})
 }
 
 // readBounded reads at most max bytes of the file path; a larger file is an
