@@ -49,10 +49,10 @@ type app struct {
 	// checkpointDirs are folders outside the home that keep a copy of the
 	// log's latest checkpoint (--checkpoint-dir, $SANAD_CHECKPOINT_DIRS).
 	checkpointDirs []string
-	jsonOut bool
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
+	jsonOut        bool
+	stdin          io.Reader
+	stdout         io.Writer
+	stderr         io.Writer
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
