@@ -52,3 +52,18 @@ func TestMarkdownOfBlocks(t *testing.T) {
 		t.Error("LayoutType: list and code must be text, header header")
 	}
 }
+
+func TestMarkdownSpansCoverEachBlock(t *testing.T) {
+	d := &Document{Blocks: []Block{
+		{Kind: Header, Level: 1, Text: "Title"},
+		{Kind: List, Text: "a"},
+		{Kind: List, Text: "b"},
+		{Kind: Text, Text: "End."},
+	}}
+	md, spans := d.MarkdownSpans()
+	for i, blk := range d.Blocks {
+		if got := md[spans[i].Start:spans[i].End]; got != blk.Markdown() {
+			t.Errorf("block %d: span gives %q, want %q", i, got, blk.Markdown())
+		}
+	}
+}

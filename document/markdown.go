@@ -9,7 +9,18 @@ import (
 // Markdown renders the document: blocks in order, separated by blank lines,
 // consecutive list items kept together.
 func (d *Document) Markdown() string {
+	md, _ := d.MarkdownSpans()
+	return md
+}
+
+// Span is a range [Start, End) of bytes.
+type Span struct{ Start, End int }
+
+// MarkdownSpans renders the document as Markdown does and returns, for each
+// block, the bytes of the Markdown it became: spans[i] is Blocks[i]'s.
+func (d *Document) MarkdownSpans() (string, []Span) {
 	var b strings.Builder
+	spans := make([]Span, len(d.Blocks))
 	for i, blk := range d.Blocks {
 		if i > 0 {
 			if blk.Kind == List && d.Blocks[i-1].Kind == List {
@@ -18,9 +29,11 @@ func (d *Document) Markdown() string {
 				b.WriteString("\n\n")
 			}
 		}
+		start := b.Len()
 		b.WriteString(blk.Markdown())
+		spans[i] = Span{start, b.Len()}
 	}
-	return b.String()
+	return b.String(), spans
 }
 
 // Markdown renders one block. A table is a pipe table; a cell spanning
