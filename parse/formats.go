@@ -1,0 +1,4 @@
+package parse
+
+// readers are the readers of each format.
+var readers = map[string]reader{}
