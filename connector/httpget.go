@@ -113,7 +113,7 @@ func ClassifyStatus(source string, status int, _ http.Header, _ []byte) Verdict 
 }
 
 // HTTP sends GET requests for the connectors: spaced per host by a
-// [HostLimiter], each bounded by Options.Timeout, retried by
+// [HostLimiter] (from the end of one request to the start of the next), each bounded by Options.Timeout, retried by
 // Options.Retry, with redirects checked by a [RedirectPolicy]. It is safe
 // for concurrent use.
 type HTTP struct {
@@ -135,17 +135,25 @@ func NewHTTP(opt Options, redirect RedirectPolicy, interval func(host string) ti
 	if interval == nil {
 		interval = func(string) time.Duration { return opt.MinInterval }
 	}
-	c := *opt.HTTPClient
+	h := &HTTP{opt: opt, limiter: NewHostLimiter(opt.Now), interval: interval}
+	return h.WithRedirects(MaxRedirects, redirect)
+}
+
+// WithRedirects returns a copy of h, sharing its rate limits, that follows
+// at most max redirects (at most MaxRedirects) as policy allows.
+func (h *HTTP) WithRedirects(max int, policy RedirectPolicy) *HTTP {
+	max = min(max, MaxRedirects)
+	c := *h.opt.HTTPClient
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= MaxRedirects {
-			return sanad.Errorf(sanad.CodeDependencyDown, "connector.http", "%s redirected more than %d times", Redact(via[0].URL), MaxRedirects)
+		if len(via) > max {
+			return sanad.Errorf(sanad.CodeDependencyDown, "connector.http", "%s redirected more than %d times", Redact(via[0].URL), max)
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 			return sanad.Errorf(sanad.CodePolicyDenied, "connector.http", "%s redirected to a %s: URL: refused", Redact(via[0].URL), req.URL.Scheme)
 		}
-		return redirect(req, via)
+		return policy(req, via)
 	}
-	return &HTTP{opt: opt, client: &c, limiter: NewHostLimiter(opt.Now), interval: interval}
+	return &HTTP{opt: h.opt, client: &c, limiter: h.limiter, interval: h.interval}
 }
 
 // Request is one GET.
@@ -193,10 +201,12 @@ func (h *HTTP) Get(ctx context.Context, r Request, read func(*http.Response) err
 		if err := ctx.Err(); err != nil {
 			return ctxError(ctx, op, src, last)
 		}
-		if err := h.limiter.Wait(ctx, strings.ToLower(u.Host), h.interval(strings.ToLower(u.Host))); err != nil {
+		host := strings.ToLower(u.Host)
+		if err := h.limiter.Wait(ctx, host, h.interval(host)); err != nil {
 			return ctxError(ctx, op, src, last)
 		}
 		wait, err := h.attempt(ctx, r, u, src, classify, read)
+		h.limiter.Done(host, h.interval(host))
 		if err == nil {
 			return nil
 		}
@@ -281,9 +291,6 @@ func (h *HTTP) attempt(ctx context.Context, r Request, u *url.URL, src string, c
 		var se *sanad.Error
 		switch {
 		case errors.As(err, &se):
-			if se.Code == sanad.CodeTimeout || se.Code == sanad.CodeDependencyDown {
-				return -1, retryMark{err}
-			}
 			return -1, err
 		case ctx.Err() != nil:
 			return -1, ctxError(ctx, op, src, nil)

@@ -6,8 +6,11 @@ import (
 	"time"
 )
 
-// HostLimiter spaces the requests to each host by at least an interval. It
-// is safe for concurrent use; waiters are served in the order they called.
+// HostLimiter spaces the requests to each host by at least an interval,
+// from the start of one to the start of the next and, when the caller
+// reports the end of a request with Done, from its end to the next start.
+// It is safe for concurrent use; waiters are served in the order they
+// called.
 type HostLimiter struct {
 	now func() time.Time
 
@@ -60,4 +63,15 @@ func (l *HostLimiter) Wait(ctx context.Context, host string, interval time.Durat
 		return context.DeadlineExceeded
 	}
 	return nil
+}
+
+// Done records that a request to host has ended: the next may start
+// interval from now at the earliest.
+func (l *HostLimiter) Done(host string, interval time.Duration) {
+	at := l.now().Add(interval)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if at.After(l.next[host]) {
+		l.next[host] = at
+	}
 }

@@ -34,15 +34,17 @@ type Stored struct {
 }
 
 // Store copies r into the workspace dir: to a temporary file first, hashed
-// while written and synced, then renamed to its checksum and ext, so a file
-// under a final name is always complete and its name says its content. ext
-// is kept only if it is '.' and 1 to 10 lowercase letters or digits.
+// while written and synced, then renamed to its checksum and the extension
+// ext returns given the first SniffLen bytes (none when ext is nil), so a
+// file under a final name is always complete and its name says its content.
+// An extension is kept only if it is '.' and 1 to 10 lowercase letters or
+// digits.
 //
 // Reading more than maxBytes fails with an error wrapping ErrTooLarge
 // (CodePolicyDenied) after reading maxBytes+1 bytes at most. A read error of
 // r is returned as it is, not as a *sanad.Error, so that a caller may retry
 // it; a write error is CodeInternal. On any error nothing is left behind.
-func Store(dir string, r io.Reader, maxBytes int64, ext, source string) (Stored, error) {
+func Store(dir string, r io.Reader, maxBytes int64, source string, ext func(head []byte) string) (Stored, error) {
 	const op = "connector.store"
 	f, err := os.CreateTemp(dir, ".part-*")
 	if err != nil {
@@ -77,7 +79,11 @@ func Store(dir string, r io.Reader, maxBytes int64, ext, source string) (Stored,
 		return Stored{}, sanad.Wrap(err, sanad.CodeInternal, op, "cannot close the workspace file for "+source)
 	}
 	hexSum := hex.EncodeToString(sum.Sum(nil))
-	final := filepath.Join(dir, hexSum+SafeExt(ext))
+	suffix := ""
+	if ext != nil {
+		suffix = SafeExt(ext(head.b.Bytes()))
+	}
+	final := filepath.Join(dir, hexSum+suffix)
 	if err := os.Rename(tmp, final); err != nil {
 		return Stored{}, sanad.Wrap(err, sanad.CodeInternal, op, "cannot name the workspace file for "+source)
 	}

@@ -332,7 +332,7 @@ func (c *Connector) read(root *os.Root, rel, abs, ws string) (connector.Output, 
 		path     = abs
 	)
 	if ws != "" {
-		st, err := connector.Store(ws, fh, c.opt.MaxBytes, strings.ToLower(filepath.Ext(abs)), abs)
+		st, err := connector.Store(ws, fh, c.opt.MaxBytes, abs, func([]byte) string { return strings.ToLower(filepath.Ext(abs)) })
 		if err != nil {
 			var se *sanad.Error
 			if errors.As(err, &se) {
