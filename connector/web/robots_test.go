@@ -69,7 +69,7 @@ func TestRobotsLongestMatchAndTies(t *testing.T) {
 	}{
 		{"User-agent: *\nAllow: /p\nDisallow: /\n", "/page", true},
 		{"User-agent: *\nAllow: /folder\nDisallow: /folder\n", "/folder/x", true}, // tie: allow
-		{"User-agent: *\nAllow: /page\nDisallow: /*.htm\n", "/page.htm", false},  // longer wins
+		{"User-agent: *\nAllow: /page\nDisallow: /*.htm\n", "/page.htm", false},   // longer wins
 		{"User-agent: *\nAllow: /$\nDisallow: /\n", "/", true},
 		{"User-agent: *\nAllow: /$\nDisallow: /\n", "/page.htm", false},
 		{"User-agent: *\nDisallow:\n", "/anything", true},
@@ -78,7 +78,7 @@ func TestRobotsLongestMatchAndTies(t *testing.T) {
 		{"User-agent: *\nDisallow: /*.php$\n", "/filename.php?parameters", true},
 		{"User-agent: *\nDisallow: /*.php$\n", "/filename.php/", true},
 		{"User-agent: *\nDisallow: /fish$x\n", "/fish$x", false}, // '$' not at the end is literal
-		{"Disallow: /\nUser-agent: *\nAllow: /\n", "/x", true},     // rules before any group are ignored
+		{"Disallow: /\nUser-agent: *\nAllow: /\n", "/x", true},   // rules before any group are ignored
 		{"User-agent: *\nDisallow: /%7Euser\n", "/~user/x", false},
 		{"User-agent: *\nDisallow: /~user\n", "/%7euser/x", false},
 		{"User-agent: *\nDisallow: /caf\u00e9\n", "/caf%C3%A9", false},
