@@ -133,7 +133,7 @@ func NewHTTP(opt Options, redirect RedirectPolicy, interval func(host string) ti
 		redirect = SameSiteRedirects
 	}
 	if interval == nil {
-		interval = func(string) time.Duration { return opt.MinInterval }
+		interval = func(string) time.Duration { return max(opt.MinInterval, 0) }
 	}
 	h := &HTTP{opt: opt, limiter: NewHostLimiter(opt.Now), interval: interval}
 	return h.WithRedirects(MaxRedirects, redirect)

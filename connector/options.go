@@ -93,7 +93,8 @@ type Options struct {
 // MaxCrawlDelay caps the Crawl-delay a robots.txt may impose.
 const MaxCrawlDelay = 30 * time.Second
 
-// WithDefaults returns o with every zero field set to its default.
+// WithDefaults returns o with every zero field set to its default. It is
+// idempotent.
 func (o Options) WithDefaults() Options {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes
@@ -104,15 +105,13 @@ func (o Options) WithDefaults() Options {
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
 	}
+	// Negative values keep their meaning ("none"), so that applying the
+	// defaults twice changes nothing.
 	if o.MinInterval == 0 {
 		o.MinInterval = DefaultMinInterval
-	} else if o.MinInterval < 0 {
-		o.MinInterval = 0
 	}
 	if o.MaxDepth == 0 {
 		o.MaxDepth = DefaultMaxDepth
-	} else if o.MaxDepth < 0 {
-		o.MaxDepth = 0
 	}
 	if o.MaxItems <= 0 {
 		o.MaxItems = DefaultMaxItems

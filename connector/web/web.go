@@ -103,7 +103,7 @@ func New(opt connector.Options) (*Connector, error) {
 // interval is the spacing of requests to host: MinInterval, or the host's
 // Crawl-delay if longer.
 func (c *Connector) interval(host string) time.Duration {
-	d := c.opt.MinInterval
+	d := max(c.opt.MinInterval, 0)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, scheme := range []string{"https://", "http://"} {
