@@ -151,4 +151,7 @@ var (
 	// ErrOutsideRoot: a path or symbolic link leads outside the root it was
 	// found under.
 	ErrOutsideRoot = errors.New("outside the root")
+	// ErrPrivateNetwork: a host resolves to a loopback, private or other
+	// non-public address, and Options.AllowPrivateNetworks is not set.
+	ErrPrivateNetwork = errors.New("non-public network address")
 )

@@ -28,5 +28,6 @@
 //
 // Errors are *sanad.Error values whose messages name the source; conditions a
 // caller may branch on are also sentinels ([ErrTooLarge], [ErrOffSite],
-// [ErrRobots], [ErrChanged], [ErrOutsideRoot]) found with errors.Is.
+// [ErrRobots], [ErrChanged], [ErrOutsideRoot], [ErrPrivateNetwork]) found
+// with errors.Is.
 package connector

@@ -275,6 +275,8 @@ func (h *HTTP) attempt(ctx context.Context, r Request, u *url.URL, src string, c
 		switch {
 		case errors.As(err, &se):
 			return -1, se
+		case errors.Is(err, ErrPrivateNetwork):
+			return -1, sanad.Wrap(err, sanad.CodePolicyDenied, op, src+" is on a loopback, private or other non-public address: refused (allow private networks to fetch from internal hosts)")
 		case ctx.Err() != nil:
 			return -1, ctxError(ctx, op, src, nil)
 		case isTimeout(actx, err):

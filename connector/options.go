@@ -3,13 +3,17 @@ package connector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -52,8 +56,17 @@ type Options struct {
 	// (DefaultUserAgent).
 	UserAgent string
 	// HTTPClient sends requests; nil for a client of its own. Its
-	// CheckRedirect is replaced by the connector's redirect policy.
+	// CheckRedirect is replaced by the connector's redirect policy. The
+	// connector's own client connects directly (no proxy from the
+	// environment) and, unless AllowPrivateNetworks, refuses to connect to
+	// loopback, private, link-local and other non-public addresses, checked
+	// on the address actually dialled (so DNS cannot lead it there either);
+	// pass a client to use a proxy.
 	HTTPClient *http.Client
+	// AllowPrivateNetworks lets the connector's own client connect to
+	// non-public addresses: intranet sites, local test servers. Leave it
+	// unset when URLs may come from untrusted input, such as a model.
+	AllowPrivateNetworks bool
 	// MinInterval is the least time between two requests to one host
 	// (DefaultMinInterval; negative for none). A robots.txt Crawl-delay
 	// longer than it wins for that host, up to MaxCrawlDelay.
@@ -118,7 +131,14 @@ func (o Options) WithDefaults() Options {
 	}
 	o.Retry = o.Retry.withDefaults()
 	if o.HTTPClient == nil {
-		o.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = nil
+		d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+		if !o.AllowPrivateNetworks {
+			d.Control = publicOnly
+		}
+		tr.DialContext = d.DialContext
+		o.HTTPClient = &http.Client{Transport: tr}
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -201,3 +221,23 @@ func (o Options) LoadCredentials(ctx context.Context, id, source string) ([]byte
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// sharedAddressSpace is 100.64.0.0/10 (RFC 6598), carrier-grade NAT.
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// publicOnly is a net.Dialer Control refusing non-public addresses.
+func publicOnly(network, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		host = address
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("dial %s: %w", address, ErrPrivateNetwork)
+	}
+	ip = ip.Unmap()
+	if !ip.IsGlobalUnicast() || ip.IsPrivate() || sharedAddressSpace.Contains(ip) {
+		return fmt.Errorf("dial %s: %w", address, ErrPrivateNetwork)
+	}
+	return nil
+}

@@ -62,6 +62,7 @@ func setup(tb testing.TB, opt connector.Options, creds func(*fakeDrive) map[stri
 	if opt.MinInterval == 0 {
 		opt.MinInterval = -1
 	}
+	opt.AllowPrivateNetworks = true // the fake listens on loopback
 	if opt.Retry.BaseDelay == 0 {
 		opt.Retry = connector.RetryPolicy{MaxAttempts: 3, BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}
 	}
@@ -427,7 +428,7 @@ func TestConfiguredTokenSource(t *testing.T) {
 	d.mu.Lock()
 	d.tokens["ya29.static"] = true
 	d.mu.Unlock()
-	c, err := New(connector.Options{Workspace: t.TempDir(), MinInterval: -1}, Config{BaseURL: d.URL, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ya29.static", TokenType: "Bearer"})})
+	c, err := New(connector.Options{Workspace: t.TempDir(), MinInterval: -1, AllowPrivateNetworks: true}, Config{BaseURL: d.URL, TokenSource: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ya29.static", TokenType: "Bearer"})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,11 +82,12 @@ func (s *site) page(path, contentType, body string) {
 // testOptions are fast options: no spacing, quick retries.
 func testOptions(tb testing.TB) connector.Options {
 	return connector.Options{
-		Workspace:   tb.TempDir(),
-		MinInterval: -1,
-		Timeout:     5 * time.Second,
-		UserAgent:   "sanadtest/1.0",
-		Retry:       connector.RetryPolicy{MaxAttempts: 3, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond},
+		Workspace:            tb.TempDir(),
+		AllowPrivateNetworks: true,
+		MinInterval:          -1,
+		Timeout:              5 * time.Second,
+		UserAgent:            "sanadtest/1.0",
+		Retry:                connector.RetryPolicy{MaxAttempts: 3, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond},
 	}
 }
 
@@ -651,5 +652,22 @@ func TestBadURLs(t *testing.T) {
 		if sanad.ErrorCode(err) != sanad.CodeInvalidInput {
 			t.Errorf("%q: got %v, want INVALID_INPUT", u, err)
 		}
+	}
+}
+
+func TestPrivateNetworkRefused(t *testing.T) {
+	s := newSite(t)
+	s.page("/page", "text/plain", "internal")
+	opt := testOptions(t)
+	opt.AllowPrivateNetworks = false
+	_, err := fetchOne(t, newConn(t, opt), s.URL+"/page")
+	if !errors.Is(err, connector.ErrPrivateNetwork) || sanad.ErrorCode(err) != sanad.CodePolicyDenied || !strings.Contains(err.Error(), s.URL) {
+		t.Errorf("got %v, want POLICY_DENIED naming the URL", err)
+	}
+	s.mu.Lock()
+	n := len(s.log)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Errorf("got %d requests to a loopback server, want none", n)
 	}
 }
