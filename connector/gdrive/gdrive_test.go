@@ -206,13 +206,16 @@ func TestSync(t *testing.T) {
 	mediaBefore := d.count("media:f-pdf")
 
 	d.edit("f-nda", "mutual NDA, amended")
-	d.edit("f-doc", "minutes v2")
 	third := sync()
-	if got := ids(third.Outputs); !slices.Equal(got, []string{"f-doc", "f-nda"}) || len(third.Removed) != 0 {
-		t.Errorf("after edits: got %v, removed %v; want only f-doc and f-nda", got, third.Removed)
+	if got := ids(third.Outputs); !slices.Equal(got, []string{"f-nda"}) || len(third.Removed) != 0 || len(third.Unchanged) != 5 {
+		t.Errorf("after an edit: got %v, removed %v; want only f-nda", got, third.Removed)
 	}
 	if d.count("media:f-pdf") != mediaBefore {
 		t.Error("got an unchanged file downloaded again")
+	}
+	d.edit("f-doc", "minutes v2") // a Google Doc: no md5, its modifiedTime tells
+	if got := ids(sync().Outputs); !slices.Equal(got, []string{"f-doc"}) {
+		t.Errorf("after a Doc edit: got %v, want only f-doc", got)
 	}
 
 	d.mu.Lock()
