@@ -285,23 +285,23 @@ func (r *docx) alternate(x *xr, fn func(xml.StartElement) error) error {
 
 // para is a paragraph as read, before it is classified.
 type para struct {
-	style          string
-	numID, ilvl    int
-	hasNum         bool
-	hasIlvl        bool
-	outline        int // direct w:outlineLvl + 1
-	text           strings.Builder
-	plain          int // letters and digits outside equations
-	mono, chars    int // characters in a monospaced font, all characters
-	equations      []string
-	display        []string // display equations (m:oMathPara)
-	checkbox       int      // 0 none, 1 unchecked, 2 checked
-	images         int
-	boxes          []document.Block // text boxes and charts, in order
-	leadingIndent  bool
-	fieldDepth     int
-	inFieldInstr   bool
-	linkDepth      int
+	style         string
+	numID, ilvl   int
+	hasNum        bool
+	hasIlvl       bool
+	outline       int // direct w:outlineLvl + 1
+	text          strings.Builder
+	plain         int // letters and digits outside equations
+	mono, chars   int // characters in a monospaced font, all characters
+	equations     []string
+	display       []string // display equations (m:oMathPara)
+	checkbox      int      // 0 none, 1 unchecked, 2 checked
+	images        int
+	boxes         []document.Block // text boxes and charts, in order
+	leadingIndent bool
+	fieldDepth    int
+	inFieldInstr  bool
+	linkDepth     int
 }
 
 // paragraph reads a w:p and emits its blocks.
