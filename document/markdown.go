@@ -48,10 +48,11 @@ func (b Block) Markdown() string {
 		}
 		return fence + "\n" + b.Text + "\n" + fence
 	case Image:
+		// The caption comes first, as docling writes it.
 		if b.Text == "" {
 			return "<!-- image -->"
 		}
-		return "<!-- image -->\n" + b.Text
+		return b.Text + "\n<!-- image -->"
 	case Table:
 		if b.Table == nil {
 			return ""

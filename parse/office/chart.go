@@ -120,14 +120,9 @@ func readChart(ctx context.Context, p *pkg, part string) ([]document.Block, erro
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	caption := strings.TrimSpace(title.String())
-	if kind != "" {
-		if caption != "" {
-			caption += "\n"
-		}
-		caption += strings.ToUpper(kind[:1]) + kind[1:]
-	}
-	out := []document.Block{{Kind: document.Image, Text: caption}}
+	// The chart's title captions the picture; its kind captions the table
+	// of its data ("Bar chart").
+	out := []document.Block{{Kind: document.Image, Text: strings.TrimSpace(title.String())}}
 	if len(series) == 0 {
 		return out, nil
 	}
@@ -155,6 +150,9 @@ func readChart(ctx context.Context, p *pkg, part string) ([]document.Block, erro
 		}
 	}
 	if t := g.Table(); t != nil {
+		if kind != "" {
+			t.Caption = strings.ToUpper(kind[:1]) + kind[1:]
+		}
 		out = append(out, document.Block{Kind: document.Table, Table: t})
 	}
 	return out, nil
