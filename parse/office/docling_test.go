@@ -9,8 +9,8 @@ import (
 // Floors of the mean similarity to docling's ground truth: the figure
 // measured when the floor was set, less a small margin.
 const (
-	floorDOCX = 0.0
-	floorPPTX = 0.0
+	floorDOCX = 0.97 // measured 0.9860 over 32 files
+	floorPPTX = 0.94 // measured 0.9561 over 8 files
 )
 
 func TestDoclingGroundTruth(t *testing.T) {

@@ -325,3 +325,83 @@ func TestContextEnds(t *testing.T) {
 		t.Errorf("the cause is not kept: %v", err)
 	}
 }
+
+const wordNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/math"`
+
+// letter is a small DOCX: styles with basedOn, a numbered clause list, a
+// hyperlink, a footnote, a header, a code paragraph, an equation and a
+// table nested in a table.
+func letter(tb testing.TB) []byte {
+	tb.Helper()
+	p := func(style, body string) string {
+		pp := ""
+		if style != "" {
+			pp = `<w:pPr><w:pStyle w:val="` + style + `"/></w:pPr>`
+		}
+		return `<w:p>` + pp + body + `</w:p>`
+	}
+	r := func(t string) string { return `<w:r><w:t xml:space="preserve">` + t + `</w:t></w:r>` }
+	clause := func(ilvl, text string) string {
+		return `<w:p><w:pPr><w:numPr><w:ilvl w:val="` + ilvl + `"/><w:numId w:val="7"/></w:numPr></w:pPr>` + r(text) + `</w:p>`
+	}
+	body := p("Title", r("Engagement Letter")) +
+		p("Clause", r("Scope")) +
+		clause("0", "Services") + clause("1", "Advice on the merger") + clause("1", "Due diligence") + clause("0", "Fees") +
+		p("", r("See ")+`<w:hyperlink r:id="rId9">`+r("our terms")+`</w:hyperlink>`+r(" and note")+`<w:r><w:footnoteReference w:id="2"/></w:r>`+r(".")) +
+		p("SourceCode", r("fee := hours * rate")) + p("SourceCode", r("total += fee")) +
+		p("", `<m:oMathPara><m:oMath><m:f><m:num><m:r><m:t>a</m:t></m:r></m:num><m:den><m:r><m:t>b</m:t></m:r></m:den></m:f></m:oMath></m:oMathPara>`) +
+		`<w:tbl><w:tr><w:trPr><w:tblHeader/></w:trPr><w:tc>` + p("", r("Item")) + `</w:tc><w:tc>` + p("", r("Detail")) + `</w:tc></w:tr>` +
+		`<w:tr><w:tc>` + p("", r("Rates")) + `</w:tc><w:tc><w:tbl><w:tr><w:tc>` + p("", r("Partner")) + `</w:tc><w:tc>` + p("", r("500")) + `</w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl>`
+	return buildZip(tb,
+		"[Content_Types].xml", `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>`,
+		"_rels/.rels", `<Relationships `+relsNS+`><Relationship Id="rId1" Type="`+relBase+`officeDocument" Target="word/document.xml"/></Relationships>`,
+		"word/_rels/document.xml.rels", `<Relationships `+relsNS+`>`+
+			`<Relationship Id="rId1" Type="`+relBase+`styles" Target="styles.xml"/>`+
+			`<Relationship Id="rId2" Type="`+relBase+`numbering" Target="numbering.xml"/>`+
+			`<Relationship Id="rId3" Type="`+relBase+`footnotes" Target="footnotes.xml"/>`+
+			`<Relationship Id="rId4" Type="`+relBase+`header" Target="header1.xml"/>`+
+			`<Relationship Id="rId9" Type="`+relBase+`hyperlink" Target="https://example.com/terms" TargetMode="External"/></Relationships>`,
+		"word/styles.xml", `<w:styles `+wordNS+`>`+
+			`<w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/><w:rPr><w:rFonts w:ascii="Courier New"/></w:rPr></w:style>`+
+			`<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/><w:basedOn w:val="Normal"/></w:style>`+
+			`<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/><w:basedOn w:val="Normal"/><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>`+
+			`<w:style w:type="paragraph" w:styleId="Clause"><w:name w:val="Clause"/><w:basedOn w:val="Heading1"/></w:style>`+
+			`<w:style w:type="paragraph" w:styleId="SourceCode"><w:name w:val="Source Code"/><w:basedOn w:val="Normal"/></w:style></w:styles>`,
+		"word/numbering.xml", `<w:numbering `+wordNS+`><w:abstractNum w:abstractNumId="3">`+
+			`<w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/></w:lvl>`+
+			`<w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="lowerLetter"/><w:lvlText w:val="(%2)"/></w:lvl></w:abstractNum>`+
+			`<w:num w:numId="7"><w:abstractNumId w:val="3"/></w:num></w:numbering>`,
+		"word/footnotes.xml", `<w:footnotes `+wordNS+`><w:footnote w:type="separator" w:id="0">`+p("", r("---"))+`</w:footnote>`+
+			`<w:footnote w:id="2">`+p("", r("Subject to the retainer."))+`</w:footnote></w:footnotes>`,
+		"word/header1.xml", `<w:hdr `+wordNS+`>`+p("", r("PRIVILEGED AND CONFIDENTIAL"))+`</w:hdr>`,
+		"word/document.xml", `<w:document `+wordNS+`><w:body>`+body+`<w:sectPr/></w:body></w:document>`,
+	)
+}
+
+func TestDOCXLetter(t *testing.T) {
+	doc, err := Parse(context.Background(), letter(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Engagement Letter\n\n## Scope\n\n1. Services\n    - (a) Advice on the merger\n    - (b) Due diligence\n2. Fees\n\n" +
+		"See [our terms](https://example.com/terms) and note[^1].\n\n```\nfee := hours * rate\ntotal += fee\n```\n\n$$\\frac{a}{b}$$\n\n" +
+		"| Item | Detail |\n| - | - |\n| Rates | Partner 500 |\n\n[^1]: Subject to the retainer."
+	if got := doc.Markdown(); got != want {
+		t.Errorf("Markdown:\n%s\nwant:\n%s", got, want)
+	}
+	if doc.Title != "Engagement Letter" {
+		t.Errorf("title: got %q", doc.Title)
+	}
+	if len(doc.Notes) != 1 || doc.Notes[0].Code != "page_header" || !strings.Contains(doc.Notes[0].Text, "PRIVILEGED") {
+		t.Errorf("header: got notes %+v, want the page header reported, not in the body", doc.Notes)
+	}
+	var tbl *document.TableData
+	for _, b := range doc.Blocks {
+		if b.Table != nil {
+			tbl = b.Table
+		}
+	}
+	if tbl == nil || tbl.HeaderRows != 1 {
+		t.Errorf("table header rows: got %+v", tbl)
+	}
+}

@@ -165,9 +165,17 @@ func writeMath(b *strings.Builder, n *node, depth int) {
 		b.WriteString(`\left` + delim(beg) + strings.Join(parts, delim(sep)) + `\right` + delim(end))
 		return
 	case "func":
-		name := strings.TrimSpace(group(n.child("fName"), depth))
+		fName := n.child("fName")
+		name := strings.TrimSpace(group(fName, depth))
 		if fn, ok := mathFuncs[name]; ok {
 			name = fn
+		} else if isWord(name) && len(name) > 1 {
+			name = `\operatorname{` + name + "}"
+		}
+		if fName != nil && fName.child("limLow") != nil {
+			// \lim_{n}{…}: the limit's argument is a group, not a call.
+			b.WriteString(name + "{" + group(n.child("e"), depth) + "}")
+			return
 		}
 		b.WriteString(name + "(" + group(n.child("e"), depth) + ")")
 		return
@@ -175,6 +183,8 @@ func writeMath(b *strings.Builder, n *node, depth int) {
 		e := group(n.child("e"), depth)
 		if fn, ok := mathFuncs[e]; ok {
 			e = fn
+		} else if isWord(e) && len(e) > 1 {
+			e = `\operatorname{` + e + "}"
 		}
 		b.WriteString(e + "_{" + group(n.child("lim"), depth) + "}")
 		return
@@ -214,6 +224,10 @@ func writeMath(b *strings.Builder, n *node, depth int) {
 			if k.local == "e" {
 				rows = append(rows, group(k, depth))
 			}
+		}
+		if len(rows) == 1 {
+			b.WriteString(rows[0])
+			return
 		}
 		b.WriteString(`\begin{array}{c}` + strings.Join(rows, `\\`) + `\end{array}`)
 		return
@@ -323,4 +337,13 @@ func mathText(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return s != ""
 }

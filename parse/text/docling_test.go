@@ -11,8 +11,8 @@ import (
 // Floors of the mean similarity to docling's ground truth: the figure
 // measured when each was set, less a small margin.
 const (
-	floorMarkdown = 0.0
-	floorCSV      = 0.0
+	floorMarkdown = 0.93 // measured 0.9449 over 10 files
+	floorCSV      = 0.98 // measured 0.9985 over 9 files
 )
 
 func as(f Format) doclingtest.ParseFunc {
