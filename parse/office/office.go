@@ -15,6 +15,8 @@
 // package's total, so a zip bomb is refused as too large instead of
 // filling memory. An encrypted file (an OLE container holding
 // EncryptionInfo) is reported with [sanad.CodeParserEncrypted].
+//
+// Parsing keeps no state between calls: Parse is safe for concurrent use.
 package office
 
 import (
@@ -101,7 +103,7 @@ func (c Config) Parse(ctx context.Context, data []byte) (doc *document.Document,
 	defer func() {
 		// A bug in a reader must not take the caller down with it.
 		if r := recover(); r != nil {
-			doc, err = nil, sanad.Errorf(sanad.CodeInternal, op, "office reader failed: %v", r)
+			doc, err = nil, sanad.Wrap(sanad.NewPanicError(r), sanad.CodeInternal, op, "the Office reader failed on this file")
 		}
 	}()
 	main := p.mainPart()

@@ -7,6 +7,8 @@
 //
 // Input is UTF-8, UTF-16 with a byte-order mark, or, when it is not valid
 // UTF-8, Windows-1252 (a superset of Latin-1).
+//
+// Parsing keeps no state between calls: Parse is safe for concurrent use.
 package text
 
 import (
@@ -79,10 +81,16 @@ func Parse(ctx context.Context, data []byte) (*document.Document, error) {
 // *sanad.Error: CodeParserUnsupported for empty, oversized, binary or
 // malformed input (with the reason), CodeTimeout or CodeCancelled when ctx
 // ends.
-func (c Config) Parse(ctx context.Context, data []byte) (*document.Document, error) {
+func (c Config) Parse(ctx context.Context, data []byte) (doc *document.Document, err error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	defer func() {
+		// A bug in a reader must not take the caller down with it.
+		if r := recover(); r != nil {
+			doc, err = nil, sanad.Wrap(sanad.NewPanicError(r), sanad.CodeInternal, "parse.text", "the text reader failed on this file")
+		}
+	}()
 	if c.MaxBytes == 0 {
 		c.MaxBytes = DefaultMaxBytes
 	}
@@ -109,8 +117,6 @@ func (c Config) Parse(ctx context.Context, data []byte) (*document.Document, err
 		f = sniff(s)
 		op = "parse." + string(f)
 	}
-	var doc *document.Document
-	var err error
 	switch f {
 	case TXT:
 		doc, err = parseTXT(ctx, s)

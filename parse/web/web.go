@@ -7,6 +7,8 @@
 // main content with readability (codeberg.org/readeck/go-readability); a
 // page that is all content (a form, a table, a short note) is read whole.
 // The rule that tells them apart is in [Config.Parse].
+//
+// Parsing keeps no state between calls: Parse is safe for concurrent use.
 package web
 
 import (
@@ -44,6 +46,9 @@ const (
 
 // DefaultMaxBytes bounds the size of a page.
 const DefaultMaxBytes = 32 << 20
+
+// maxReadabilityElems bounds the pages readability is run on.
+const maxReadabilityElems = 100000
 
 // Thresholds of the Auto rule.
 const (
@@ -89,11 +94,18 @@ func Parse(ctx context.Context, data []byte) (*document.Document, error) {
 //
 // Errors are *sanad.Error: CodeParserUnsupported for empty, oversized or
 // binary input, CodeTimeout or CodeCancelled when ctx ends.
-func (c Config) Parse(ctx context.Context, data []byte) (*document.Document, error) {
+func (c Config) Parse(ctx context.Context, data []byte) (doc *document.Document, err error) {
 	const op = "parse.html"
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	defer func() {
+		// A bug in the walker or in readability must not take the caller
+		// down with it.
+		if r := recover(); r != nil {
+			doc, err = nil, sanad.Wrap(sanad.NewPanicError(r), sanad.CodeInternal, op, "the HTML reader failed on this page")
+		}
+	}()
 	maxBytes := c.MaxBytes
 	if maxBytes == 0 {
 		maxBytes = DefaultMaxBytes
@@ -118,7 +130,7 @@ func (c Config) Parse(ctx context.Context, data []byte) (*document.Document, err
 	if err := ctx.Err(); err != nil {
 		return nil, ctxError(err, op)
 	}
-	doc := &document.Document{Format: "html", Pages: 1, Metadata: map[string]any{}}
+	doc = &document.Document{Format: "html", Pages: 1, Metadata: map[string]any{}}
 	meta(root, doc)
 
 	body := find(root, atom.Body)
@@ -207,6 +219,9 @@ func binary(text string) bool {
 // only asks that it found something).
 func article(root, body *html.Node, force bool) (readability.Article, bool) {
 	p := readability.NewParser()
+	// Past this many elements readability's scoring gets slow; such a page
+	// is read whole.
+	p.MaxElemsToParse = maxReadabilityElems
 	art, err := p.ParseDocument(root, nil)
 	if err != nil || art.Node == nil {
 		return art, false
