@@ -794,15 +794,26 @@ func (r *docx) table(x *xr, s *sink) error {
 	var g grid.Builder
 	row := -1
 	headerRows := 0
-	err := x.children(func(se xml.StartElement) error {
-		if space(se.Name) != nsW || se.Name.Local != "tr" {
+	// Rows and cells may be wrapped in content controls (w:sdt) or custom
+	// XML; those wrappers are read through.
+	var tableChild func(se xml.StartElement) error
+	tableChild = func(se xml.StartElement) error {
+		if space(se.Name) != nsW {
+			return x.skip()
+		}
+		switch se.Name.Local {
+		case "tr":
+		case "sdt", "sdtContent", "customXml":
+			return x.children(tableChild, nil)
+		default:
 			return x.skip()
 		}
 		row++
 		g.EnsureRow(row)
 		col := 0
 		isHeader := false
-		err := x.children(func(c xml.StartElement) error {
+		var rowChild func(c xml.StartElement) error
+		rowChild = func(c xml.StartElement) error {
 			if space(c.Name) != nsW {
 				return x.skip()
 			}
@@ -829,18 +840,20 @@ func (r *docx) table(x *xr, s *sink) error {
 				}
 				g.Add(row, col, 1, span, text)
 				col += span
-			default:
-				return x.skip()
+				return nil
+			case "sdt", "sdtContent", "customXml":
+				return x.children(rowChild, nil)
 			}
-			return nil
-		}, nil)
+			return x.skip()
+		}
+		err := x.children(rowChild, nil)
 		// Header rows repeat at the top of each page: count the leading ones.
 		if isHeader && headerRows == row {
 			headerRows++
 		}
 		return err
-	}, nil)
-	if err != nil {
+	}
+	if err := x.children(tableChild, nil); err != nil {
 		return err
 	}
 	g.HeaderRows = headerRows
@@ -865,10 +878,6 @@ func (r *docx) cell(x *xr) (span int, merge, text string, err error) {
 					merge = strings.ToLower(attr(c, "val"))
 					if merge == "" {
 						merge = "continue"
-					}
-				case "hMerge":
-					if v := strings.ToLower(attr(c, "val")); v == "" || v == "continue" {
-						merge = "hcontinue"
 					}
 				}
 				return x.skip()

@@ -66,5 +66,8 @@ func FuzzPPTX(f *testing.F) {
 
 func FuzzXLSX(f *testing.F) {
 	f.Add(workbook(f))
+	for _, wb := range embeddedWorkbooks(f) {
+		f.Add(wb)
+	}
 	f.Fuzz(fuzzParse)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -403,5 +404,62 @@ func TestDOCXLetter(t *testing.T) {
 	}
 	if tbl == nil || tbl.HeaderRows != 1 {
 		t.Errorf("table header rows: got %+v", tbl)
+	}
+}
+
+// embeddedWorkbooks returns the real XLSX files a chart in the docling
+// PPTX sample carries as its data.
+func embeddedWorkbooks(tb testing.TB) [][]byte {
+	tb.Helper()
+	dir := sharedtest.Dir(tb, "docparse", "docling", "tests", "data", "pptx", "sources")
+	data, err := os.ReadFile(filepath.Join(dir, "pptx_chart.pptx"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out [][]byte
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "ppt/embeddings/") || !strings.HasSuffix(f.Name, ".xlsx") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	if len(out) == 0 {
+		tb.Fatal("no embedded workbooks in pptx_chart.pptx")
+	}
+	return out
+}
+
+// TestXLSXRealWorkbook reads the workbook behind a chart and finds the
+// numbers the chart shows.
+func TestXLSXRealWorkbook(t *testing.T) {
+	found := false
+	for _, wb := range embeddedWorkbooks(t) {
+		doc, err := Parse(context.Background(), wb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := doc.Markdown()
+		if strings.Contains(md, "| 2022 | 175 | 130 |") && strings.Contains(md, "| Freshwater Ducks | Saltwater Ducks |") {
+			found = true
+		}
+		if doc.Pages < 1 || doc.Blocks[0].Kind != document.Header {
+			t.Errorf("sheet heading: got %+v", doc.Blocks)
+		}
+	}
+	if !found {
+		t.Error("no embedded workbook holds the chart's data table")
 	}
 }
