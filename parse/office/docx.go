@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -29,7 +30,8 @@ type docx struct {
 	noteOrder []noteRef
 	inNote    bool
 
-	charts int
+	// Tracked changes seen in the body.
+	insertions, deletions int
 }
 
 type noteRef struct{ kind, id, label string }
@@ -82,6 +84,25 @@ func readDOCX(ctx context.Context, p *pkg, main string) (*document.Document, err
 			}
 			doc.Blocks = append(doc.Blocks, b)
 		}
+	}
+
+	if r.insertions+r.deletions > 0 {
+		doc.Notes = append(doc.Notes, document.Note{Code: "tracked_changes", Text: fmt.Sprintf(
+			"the document has tracked changes (%d insertions, %d deletions): insertions are read as accepted and deleted text is left out", r.insertions, r.deletions)})
+	}
+
+	// Reviewers' comments are not part of the text (docling leaves them
+	// out too); they are kept as notes, in document order.
+	for _, id := range sortedKeys(rels) {
+		rl := rels[id]
+		if !relType(rl.Type, "comments") || rl.External || !p.has(rl.Target) {
+			continue
+		}
+		cs, err := r.readComments(rl.Target)
+		if err != nil && (errors.Is(err, errTooLarge) || ctx.Err() != nil) {
+			return nil, err
+		}
+		doc.Notes = append(doc.Notes, cs...)
 	}
 
 	// Headers and footers are page furniture: kept out of the body (as
@@ -220,6 +241,32 @@ func (r *docx) readNotes(part, kind string) error {
 			return nil
 		}, nil)
 	})
+}
+
+// readComments reads word/comments.xml: each comment as a note
+// "[author: Name (IN), time: …]: text".
+func (r *docx) readComments(part string) ([]document.Note, error) {
+	var out []document.Note
+	err := r.withRoot(part, func(x *xr) error {
+		return x.children(func(se xml.StartElement) error {
+			if se.Name.Local != "comment" {
+				return x.skip()
+			}
+			s := &sink{}
+			if err := r.blockChildren(x, s); err != nil {
+				return err
+			}
+			who := attr(se, "author")
+			if in := attr(se, "initials"); in != "" {
+				who += " (" + in + ")"
+			}
+			if text := plainText(s.blocks); text != "" {
+				out = append(out, document.Note{Code: "comment", Text: "[author: " + who + ", time: " + attr(se, "date") + "]: " + text})
+			}
+			return nil
+		}, nil)
+	})
+	return out, err
 }
 
 // readPart reads a part whose root holds block content (document.xml's
@@ -391,7 +438,12 @@ func (r *docx) inline(x *xr, se xml.StartElement, p *para, out *strings.Builder)
 			}
 			return x.skip()
 		}, nil)
-	case "fldSimple", "smartTag", "customXml", "ins", "moveTo", "dir", "bdo", "rubyBase", "ruby":
+	case "ins", "moveTo":
+		r.insertions++
+		return x.children(func(c xml.StartElement) error { return r.inline(x, c, p, out) }, nil)
+	case "del", "moveFrom":
+		r.deletions++
+	case "fldSimple", "smartTag", "customXml", "dir", "bdo", "rubyBase", "ruby":
 		return x.children(func(c xml.StartElement) error { return r.inline(x, c, p, out) }, nil)
 	}
 	return x.skip()

@@ -350,6 +350,7 @@ func letter(tb testing.TB) []byte {
 		clause("0", "Services") + clause("1", "Advice on the merger") + clause("1", "Due diligence") + clause("0", "Fees") +
 		p("", r("See ")+`<w:hyperlink r:id="rId9">`+r("our terms")+`</w:hyperlink>`+r(" and note")+`<w:r><w:footnoteReference w:id="2"/></w:r>`+r(".")) +
 		p("SourceCode", r("fee := hours * rate")) + p("SourceCode", r("total += fee")) +
+		p("", `<w:ins w:author="A">`+r("Accepted wording")+`</w:ins><w:del w:author="B"><w:r><w:delText>struck wording</w:delText></w:r></w:del>`) +
 		p("", `<m:oMathPara><m:oMath><m:f><m:num><m:r><m:t>a</m:t></m:r></m:num><m:den><m:r><m:t>b</m:t></m:r></m:den></m:f></m:oMath></m:oMathPara>`) +
 		`<w:tbl><w:tr><w:trPr><w:tblHeader/></w:trPr><w:tc>` + p("", r("Item")) + `</w:tc><w:tc>` + p("", r("Detail")) + `</w:tc></w:tr>` +
 		`<w:tr><w:tc>` + p("", r("Rates")) + `</w:tc><w:tc><w:tbl><w:tr><w:tc>` + p("", r("Partner")) + `</w:tc><w:tc>` + p("", r("500")) + `</w:tc></w:tr></w:tbl></w:tc></w:tr></w:tbl>`
@@ -385,7 +386,7 @@ func TestDOCXLetter(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# Engagement Letter\n\n## Scope\n\n1. Services\n    - (a) Advice on the merger\n    - (b) Due diligence\n2. Fees\n\n" +
-		"See [our terms](https://example.com/terms) and note[^1].\n\n```\nfee := hours * rate\ntotal += fee\n```\n\n$$\\frac{a}{b}$$\n\n" +
+		"See [our terms](https://example.com/terms) and note[^1].\n\n```\nfee := hours * rate\ntotal += fee\n```\n\nAccepted wording\n\n$$\\frac{a}{b}$$\n\n" +
 		"| Item | Detail |\n| - | - |\n| Rates | Partner 500 |\n\n[^1]: Subject to the retainer."
 	if got := doc.Markdown(); got != want {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", got, want)
@@ -393,8 +394,15 @@ func TestDOCXLetter(t *testing.T) {
 	if doc.Title != "Engagement Letter" {
 		t.Errorf("title: got %q", doc.Title)
 	}
-	if len(doc.Notes) != 1 || doc.Notes[0].Code != "page_header" || !strings.Contains(doc.Notes[0].Text, "PRIVILEGED") {
+	codes := map[string]string{}
+	for _, n := range doc.Notes {
+		codes[n.Code] = n.Text
+	}
+	if !strings.Contains(codes["page_header"], "PRIVILEGED") {
 		t.Errorf("header: got notes %+v, want the page header reported, not in the body", doc.Notes)
+	}
+	if !strings.Contains(codes["tracked_changes"], "1 insertions, 1 deletions") {
+		t.Errorf("tracked changes: got notes %+v", doc.Notes)
 	}
 	var tbl *document.TableData
 	for _, b := range doc.Blocks {
@@ -461,5 +469,24 @@ func TestXLSXRealWorkbook(t *testing.T) {
 	}
 	if !found {
 		t.Error("no embedded workbook holds the chart's data table")
+	}
+}
+
+func TestDOCXComments(t *testing.T) {
+	doc, err := Parse(context.Background(), doclingSource(t, "docx", "docx_comments.docx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var comments []string
+	for _, n := range doc.Notes {
+		if n.Code == "comment" {
+			comments = append(comments, n.Text)
+		}
+	}
+	if len(comments) != 3 || !strings.HasPrefix(comments[0], "[author: John Reviewer (JR), time: ") || !strings.HasSuffix(comments[0], "]: This is a sample reviewer comment on the first paragraph.") {
+		t.Errorf("comments: got %q", comments)
+	}
+	if strings.Contains(doc.Markdown(), "reviewer comment") {
+		t.Error("a comment was mixed into the body")
 	}
 }
