@@ -30,7 +30,7 @@ type docx struct {
 	noteOrder []noteRef
 	inNote    bool
 
-	// Tracked changes seen in the body.
+	// Tracked changes seen in the text read (body, notes, headers).
 	insertions, deletions int
 }
 
