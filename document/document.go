@@ -43,6 +43,11 @@ type Block struct {
 	Level int `json:"level,omitempty"`
 	// Ordered marks an item of a numbered list.
 	Ordered bool `json:"ordered,omitempty"`
+	// Marker is a list item's number as the document shows it ("3.",
+	// "1.2.", "(a)"), when the format numbers its items; empty for bullets
+	// and for items a reader numbers by position. Clause numbers are what
+	// legal text is cited by, so they are kept rather than re-counted.
+	Marker string `json:"marker,omitempty"`
 	// Table holds a table's cells.
 	Table *TableData `json:"table,omitempty"`
 	// Page is the 1-based page (or slide, or sheet) the block is on; 0 when

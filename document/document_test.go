@@ -48,6 +48,14 @@ func TestMarkdownOfBlocks(t *testing.T) {
 	if got := d.Markdown(); got != want {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", got, want)
 	}
+	marked := &Document{Blocks: []Block{
+		{Kind: List, Ordered: true, Marker: "42.", Text: "resumed"},
+		{Kind: List, Level: 1, Ordered: true, Marker: "4.2.", Text: "clause"},
+		{Kind: List, Level: 1, Ordered: true, Marker: "(a)", Text: "limb"},
+	}}
+	if got, want := marked.Markdown(), "42. resumed\n    - 4.2. clause\n    - (a) limb"; got != want {
+		t.Errorf("Markdown of markers:\n%s\nwant:\n%s", got, want)
+	}
 	if Code.LayoutType() != "text" || Header.LayoutType() != "header" || List.LayoutType() != "text" {
 		t.Error("LayoutType: list and code must be text, header header")
 	}

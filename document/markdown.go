@@ -45,7 +45,12 @@ func (b Block) Markdown() string {
 		return strings.Repeat("#", min(max(b.Level, 1), 6)) + " " + oneLine(b.Text)
 	case List:
 		marker := "- "
-		if b.Ordered {
+		switch {
+		case numberMarker(b.Marker):
+			marker = b.Marker + " "
+		case b.Marker != "":
+			marker = "- " + oneLine(b.Marker) + " "
+		case b.Ordered:
 			marker = "1. "
 		}
 		return strings.Repeat("    ", max(b.Level, 0)) + marker + oneLine(b.Text)
@@ -56,10 +61,11 @@ func (b Block) Markdown() string {
 		}
 		return fence + "\n" + b.Text + "\n" + fence
 	case Image:
+		// The caption comes first, as docling writes it.
 		if b.Text == "" {
 			return "<!-- image -->"
 		}
-		return "<!-- image -->\n" + b.Text
+		return b.Text + "\n<!-- image -->"
 	case Table:
 		if b.Table == nil {
 			return ""
@@ -155,6 +161,22 @@ func (t *TableData) HTML() string {
 	}
 	b.WriteString("</table>")
 	return b.String()
+}
+
+// numberMarker reports whether m is a Markdown ordered-list marker: up to
+// nine digits and a period or parenthesis ("42.", "3)"). Other markers
+// ("1.2.", "(a)") are written after a bullet so that they read as they do in
+// the document.
+func numberMarker(m string) bool {
+	if len(m) < 2 || len(m) > 10 || (m[len(m)-1] != '.' && m[len(m)-1] != ')') {
+		return false
+	}
+	for i := 0; i < len(m)-1; i++ {
+		if m[i] < '0' || m[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // oneLine joins a text's lines with spaces.
