@@ -134,6 +134,7 @@ Exit codes, for every command:
 		a.modelsCommand(),
 		a.sessionCommand(),
 		a.artifactsCommand(),
+		a.parseCommand(),
 	)
 	return root
 }
