@@ -11,10 +11,12 @@ import (
 
 // readers are the readers of each format.
 var readers = map[string]reader{
-	DOCX:  officeReader,
-	PPTX:  officeReader,
-	XLSX:  officeReader,
-	HTML:  func(ctx context.Context, data []byte, _ Options) (*document.Document, error) { return web.Parse(ctx, data) },
+	DOCX: officeReader,
+	PPTX: officeReader,
+	XLSX: officeReader,
+	HTML: func(ctx context.Context, data []byte, _ Options) (*document.Document, error) {
+		return web.Parse(ctx, data)
+	},
 	TXT:   textReader(text.TXT),
 	MD:    textReader(text.Markdown),
 	CSV:   textReader(text.CSV),

@@ -53,4 +53,3 @@ ERR_PARSER_UNSUPPORTED and the reason (exit 1).`,
 	c.Flags().BoolVar(&opt.ForceOCR, "force-ocr", false, "read every PDF page by OCR (needs tesseract)")
 	return c
 }
-
