@@ -99,3 +99,35 @@ func FuzzVerifyAll(f *testing.F) {
 		keyring.VerifyAll([]keyring.Signed{items[0], {Public: pub, Msg: msg, Sig: sig}}) // any key: no panic
 	})
 }
+
+// BenchmarkVerifyAll measures verifying batches of valid signatures with
+// VerifyAll against one Verify call each, per signature.
+func BenchmarkVerifyAll(b *testing.B) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 16, 64, 256} {
+		items := make([]keyring.Signed, n)
+		for i := range items {
+			msg := []byte(fmt.Sprint("sanad.event.v1 ", i))
+			items[i] = keyring.Signed{Public: pub, Msg: msg, Sig: ed25519.Sign(priv, msg)}
+		}
+		b.Run(fmt.Sprint("Verify/", n), func(b *testing.B) {
+			for b.Loop() {
+				for _, it := range items {
+					if !keyring.Verify(it.Public, it.Msg, it.Sig) {
+						b.Fatal("refused")
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/sig")
+		})
+		b.Run(fmt.Sprint("VerifyAll/", n), func(b *testing.B) {
+			for b.Loop() {
+				keyring.VerifyAll(items)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/sig")
+		})
+	}
+}
