@@ -22,8 +22,10 @@ type Signed struct {
 // item, exactly what [Verify] reports, by the same rule (ZIP-215, see the
 // package documentation). It checks them together in one batch verification
 // (random linear combination, github.com/oasisprotocol/curve25519-voi),
-// which costs about 40% of checking them one at a time; only when the batch
-// fails does it check each with [Verify], to say which.
+// which costs about 60% of checking each with [Verify] in batches of 256
+// (31 against 49 µs of CPU a signature; crypto/ed25519 takes 75, measured
+// in the same runs as SignAll's figures); only when the batch fails does it
+// check each with [Verify], to say which.
 func VerifyAll(items []Signed) []bool {
 	ok := make([]bool, len(items))
 	if len(items) == 0 {

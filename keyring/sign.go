@@ -38,14 +38,15 @@ func (k *Key) expand() *expandedKey {
 // fixed-base multiplication (vectorized with AVX2 where the CPU has it) and
 // encoded by voi, one field inversion each; each key's expansion is computed
 // once, and one hash state serves the whole batch. That takes about half
-// the time of crypto/ed25519: 15.7 µs of CPU a signature in batches of 64,
-// 17.5 in batches of 14 and 20.9 alone, where crypto/ed25519 took 31-32 in
-// the same runs (BenchmarkSignAll, alternating runs on a shared 2-core
-// EPYC). Encoding a batch's points with one shared inversion would save
-// 12-20% more, but voi keeps a point's coordinates private; computing the
+// the time of crypto/ed25519: 16.9 µs of CPU a signature in batches of 14,
+// 15.7 in batches of 64 and 17.2 alone, where crypto/ed25519 took 31-32
+// (BenchmarkSignAll, best of alternating runs on a 2-core EPYC shared with
+// other work, where crypto/ed25519 takes about 1.4 times what it takes on
+// an idle one). Encoding a batch's points with one shared inversion saved
+// 13-22% more, but voi keeps a point's coordinates private; computing the
 // points with filippo.io/edwards25519, whose coordinates are public, costs
-// more than the inversions save (23 µs in batches of 64). It panics if the
-// lengths differ.
+// more than the inversions save (22.5 µs in batches of 14). It panics if
+// the lengths differ.
 func SignAll(keys []*Key, msgs [][]byte) [][]byte {
 	if len(keys) != len(msgs) {
 		panic("keyring: SignAll needs one key per message")
