@@ -19,8 +19,10 @@ type Signed struct {
 }
 
 // VerifyAll reports, for each item, whether its signature verifies: for every
-// item, exactly what [Verify] reports, by the same rule (ZIP-215, see the
-// package documentation). It checks them together in one batch verification
+// item, what [Verify] reports, by the same rule (ZIP-215, see the package
+// documentation): a batch that holds a signature Verify refuses fails, but
+// for a negligible probability, and its items are then checked one by one.
+// It checks them together in one batch verification
 // (random linear combination, github.com/oasisprotocol/curve25519-voi),
 // which costs about 60% of checking each with [Verify] in batches of 256
 // (31 against 49 µs of CPU a signature; crypto/ed25519 takes 75, measured
