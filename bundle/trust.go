@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/mod/sumdb/note"
+	"github.com/sanadhq/sanad/keyring"
 )
 
 // TrustedLogs are the checkpoint verifier keys a verifier trusts, as kept in
@@ -34,7 +34,7 @@ func ParseTrustedLogs(data []byte) (TrustedLogs, error) {
 		if len(fields) > 1 && !strings.HasPrefix(fields[1], "#") {
 			return nil, fmt.Errorf("line %d: want one log key, optionally followed by a # comment", n)
 		}
-		if _, err := note.NewVerifier(key); err != nil {
+		if _, err := keyring.NewNoteVerifier(key); err != nil {
 			return nil, fmt.Errorf("line %d: %q is not a log key (<origin>+<hash>+<base64>, as sanad ledger key prints it): %v", n, key, err)
 		}
 		t = append(t, key)

@@ -250,7 +250,7 @@ func openCheckpoint(signed []byte, carried string, pins func(string) []string) (
 		keys = pins(origin)
 	}
 	if len(keys) == 0 {
-		v, err := note.NewVerifier(carried)
+		v, err := keyring.NewNoteVerifier(carried)
 		if err != nil {
 			return "", false, nil, cp, fail(KeysFile, "log key %q is not a note verifier key: %v", carried, err)
 		}
@@ -262,7 +262,7 @@ func openCheckpoint(signed []byte, carried string, pins func(string) []string) (
 	}
 	var others []string
 	for _, k := range keys {
-		v, err := note.NewVerifier(k)
+		v, err := keyring.NewNoteVerifier(k)
 		if err != nil {
 			return "", false, nil, cp, fail("", "pinned log key %q is not a note verifier key: %v", k, err)
 		}

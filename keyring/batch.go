@@ -6,8 +6,9 @@ import (
 	voi "github.com/oasisprotocol/curve25519-voi/primitives/ed25519"
 )
 
-// zip215 verifies as ZIP-215 says, which batch verification needs: the
-// cofactored equation, so that a batch accepts exactly what its members do.
+// zip215 verifies as ZIP-215 says, for one signature ([Verify]) and in a
+// batch ([VerifyAll]): the cofactored equation, which batch verification
+// needs, so that a batch accepts exactly what its members do.
 var zip215 = &voi.Options{Verify: voi.VerifyOptionsZIP_215}
 
 // Signed is a message, its signature and the public key said to have made it.
@@ -17,17 +18,16 @@ type Signed struct {
 	Sig    []byte
 }
 
-// VerifyAll reports, for each item, whether its signature verifies. It checks
-// them together in one batch verification (random linear combination, ZIP-215
-// rules, github.com/oasisprotocol/curve25519-voi), which costs about 40% of
-// checking them one at a time; only when the batch fails does it check each
-// with [Verify], to say which.
-//
-// The batch uses the cofactored equation, so it also accepts a signature
-// whose R carries a small-order component, which [Verify] (cofactorless)
-// refuses. Only the holder of the private key can make one, so this does not
-// weaken what a verified signature proves: that the key holder signed the
-// message.
+// VerifyAll reports, for each item, whether its signature verifies: for every
+// item, what [Verify] reports, by the same rule (ZIP-215, see the package
+// documentation): a batch that holds a signature Verify refuses fails, but
+// for a negligible probability, and its items are then checked one by one.
+// It checks them together in one batch verification
+// (random linear combination, github.com/oasisprotocol/curve25519-voi),
+// which costs about 60% of checking each with [Verify] in batches of 256
+// (31 against 49 µs of CPU a signature; crypto/ed25519 takes 75, measured
+// in the same runs as SignAll's figures); only when the batch fails does it
+// check each with [Verify], to say which.
 func VerifyAll(items []Signed) []bool {
 	ok := make([]bool, len(items))
 	if len(items) == 0 {

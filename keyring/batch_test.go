@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sanadhq/sanad/internal/sigtest"
 	"github.com/sanadhq/sanad/keyring"
 )
 
@@ -71,31 +72,86 @@ func indexOf(pubs []ed25519.PublicKey, p ed25519.PublicKey) int {
 	return 0
 }
 
-// FuzzVerifyAll: on any bytes VerifyAll does not panic; with a real key it
-// agrees with Verify on every item, alongside a valid signature in the same
-// batch.
+// FuzzVerifyAll: on any bytes VerifyAll does not panic and gives, for every
+// item, exactly Verify's verdict (one rule, ZIP-215, in a batch and alone):
+// for a fuzzed signature of a real key, for a signature crafted to pass only
+// the cofactored equation, and for any public key, each beside valid
+// signatures in the same batch. Whatever crypto/ed25519 accepts, Verify
+// accepts. The seeds include the edge-case vectors of testdata.
 func FuzzVerifyAll(f *testing.F) {
 	priv := ed25519.NewKeyFromSeed(make([]byte, 32))
 	good := []byte("sanad.event.v1 good")
 	goodSig := ed25519.Sign(priv, good)
-	f.Add(make([]byte, 32), []byte("m"), goodSig, make([]byte, 32))
-	f.Add([]byte{1}, []byte(""), make([]byte, 64), append([]byte{1}, make([]byte, 31)...))
-	f.Fuzz(func(t *testing.T, seed, msg, sig, pub []byte) {
+	f.Add(make([]byte, 32), []byte("m"), goodSig, make([]byte, 32), byte(0))
+	f.Add([]byte{1}, []byte(""), make([]byte, 64), append([]byte{1}, make([]byte, 31)...), byte(1))
+	f.Add([]byte{2}, []byte("x"), goodSig, make([]byte, 32), byte(2))
+	for _, v := range edgeVectors(f) {
+		f.Add([]byte{3}, v.msg, v.sig, []byte(v.pub), byte(0))
+	}
+	f.Fuzz(func(t *testing.T, seed, msg, sig, pub []byte, mode byte) {
 		if len(seed) != ed25519.SeedSize {
 			seed = append(seed, make([]byte, 32)...)[:32]
 		}
 		k := ed25519.NewKeyFromSeed(seed)
-		items := []keyring.Signed{
-			{Public: priv.Public().(ed25519.PublicKey), Msg: good, Sig: goodSig},
-			{Public: k.Public().(ed25519.PublicKey), Msg: msg, Sig: sig},
-			{Public: k.Public().(ed25519.PublicKey), Msg: msg, Sig: ed25519.Sign(k, msg)},
+		kpub := k.Public().(ed25519.PublicKey)
+		switch mode % 3 {
+		case 1:
+			sig = sigtest.MixedR(k, msg)
+		case 2:
+			sig = sigtest.NonCanonicalR(k, msg)
 		}
-		got := keyring.VerifyAll(items)
-		for i, it := range items {
-			if want := keyring.Verify(it.Public, it.Msg, it.Sig); got[i] != want {
-				t.Fatalf("item %d: VerifyAll %v, Verify %v", i, got[i], want)
+		valid := keyring.Signed{Public: priv.Public().(ed25519.PublicKey), Msg: good, Sig: goodSig}
+		batches := [][]keyring.Signed{
+			{valid, {Public: kpub, Msg: msg, Sig: sig}, {Public: kpub, Msg: msg, Sig: ed25519.Sign(k, msg)}},
+			{valid, {Public: pub, Msg: msg, Sig: sig}},
+			{{Public: pub, Msg: msg, Sig: sig}, valid, valid},
+		}
+		for b, items := range batches {
+			got := keyring.VerifyAll(items)
+			for i, it := range items {
+				want := keyring.Verify(it.Public, it.Msg, it.Sig)
+				if got[i] != want {
+					t.Fatalf("batch %d, item %d: VerifyAll %v, Verify %v", b, i, got[i], want)
+				}
+				if len(it.Public) == ed25519.PublicKeySize && ed25519.Verify(it.Public, it.Msg, it.Sig) && !want {
+					t.Fatalf("batch %d, item %d: crypto/ed25519 accepts it, Verify refuses it", b, i)
+				}
 			}
 		}
-		keyring.VerifyAll([]keyring.Signed{items[0], {Public: pub, Msg: msg, Sig: sig}}) // any key: no panic
+		if mode%3 != 0 && !keyring.Verify(kpub, msg, sig) {
+			t.Fatalf("a crafted signature (mode %d) is refused", mode%3)
+		}
 	})
+}
+
+// BenchmarkVerifyAll measures verifying batches of valid signatures with
+// VerifyAll against one Verify call each, per signature.
+func BenchmarkVerifyAll(b *testing.B) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 16, 64, 256} {
+		items := make([]keyring.Signed, n)
+		for i := range items {
+			msg := []byte(fmt.Sprint("sanad.event.v1 ", i))
+			items[i] = keyring.Signed{Public: pub, Msg: msg, Sig: ed25519.Sign(priv, msg)}
+		}
+		b.Run(fmt.Sprint("Verify/", n), func(b *testing.B) {
+			for b.Loop() {
+				for _, it := range items {
+					if !keyring.Verify(it.Public, it.Msg, it.Sig) {
+						b.Fatal("refused")
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/sig")
+		})
+		b.Run(fmt.Sprint("VerifyAll/", n), func(b *testing.B) {
+			for b.Loop() {
+				keyring.VerifyAll(items)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/sig")
+		})
+	}
 }

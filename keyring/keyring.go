@@ -2,6 +2,29 @@
 // identity (an agent, the runtime, the log), each in its own file readable only
 // by its owner, created on first use. A key is named by its key id, a short
 // hash of its public key, which events record so a verifier can find it.
+//
+// # The signature rule
+//
+// Signatures are made as RFC 8032 makes them (the bytes crypto/ed25519.Sign
+// makes), and every signature sanad checks — of an event, one at a time or
+// in a batch, and of a signed note (checkpoints, bundle heads) — is checked
+// by one rule, ZIP-215, the rule of Zcash and ed25519consensus, through
+// [Verify], [VerifyAll] and [NewNoteVerifier]: S must be canonical (below
+// the group order); A and R may be any encodings that decode to curve
+// points, non-canonical ones and points of small order included; and the
+// equation is the cofactored one, [8]SB = [8]R + [8]kA, with k =
+// SHA-512(R || A || M) over the encodings as given. Batch verification needs
+// the cofactored equation (a random linear combination of cofactorless
+// equations does not accept exactly what each accepts), so with this rule a
+// batch and a one-by-one check give the same verdict on every signature.
+//
+// Every signature crypto/ed25519.Verify accepts, ZIP-215 accepts. The
+// signatures ZIP-215 accepts besides (an R with a small-order component, a
+// non-canonical R) are never made by a signer that follows RFC 8032, as
+// sanad's does; only the holder of the private key can make one, so a
+// verified signature still proves that the key holder signed the message. A
+// verifier outside sanad that checks by crypto/ed25519's rule (as
+// golang.org/x/mod/sumdb/note does for notes) accepts everything sanad signs.
 package keyring
 
 import (
@@ -19,6 +42,7 @@ import (
 	"strings"
 	"sync"
 
+	voi "github.com/oasisprotocol/curve25519-voi/primitives/ed25519"
 	"github.com/sanadhq/sanad"
 )
 
@@ -252,9 +276,12 @@ func writeFileSync(path string, data []byte, perm os.FileMode) error {
 	return d.Sync()
 }
 
-// Verify reports whether sig is a valid signature of msg by pub.
+// Verify reports whether sig is a valid signature of msg by pub, by the
+// ZIP-215 rule (see the package documentation), which [VerifyAll] follows
+// too. A public key or signature of the wrong length is not valid.
 func Verify(pub ed25519.PublicKey, msg, sig []byte) bool {
-	return len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, msg, sig)
+	return len(pub) == ed25519.PublicKeySize && len(sig) == ed25519.SignatureSize &&
+		voi.VerifyWithOptions(voi.PublicKey(pub), msg, sig, zip215)
 }
 
 // EncodePublic returns the standard base64 text of a public key.

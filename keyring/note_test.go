@@ -3,12 +3,15 @@ package keyring_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sanadhq/sanad/internal/sigtest"
+	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledgertest"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -125,5 +128,94 @@ func TestCheckpointVerifiesWithNote(t *testing.T) {
 	}
 	if _, err := note.Open(signed, note.VerifierList(ov)); err == nil {
 		t.Error("note.Open with another home's log key: got nil, want an error")
+	}
+}
+
+// craftedSigner signs notes with signatures that only the cofactored
+// equation accepts.
+type craftedSigner struct {
+	note.Signer
+	priv ed25519.PrivateKey
+}
+
+func (s craftedSigner) Sign(msg []byte) ([]byte, error) { return sigtest.MixedR(s.priv, msg), nil }
+
+// Finding 7: signed notes are checked by the rule events are: a note
+// signed as sanad signs opens with NewNoteVerifier and with
+// golang.org/x/mod/sumdb/note's verifier alike; one whose signature only
+// ZIP-215 accepts opens with NewNoteVerifier alone. NewNoteVerifier reads
+// the verifier keys note.NewVerifier reads, and refuses the others.
+func TestIntegrity7_NotesFollowTheRule(t *testing.T) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := keyring.NewKey("sanad-log", priv)
+	const name = "sanad.log/test"
+	vkey, err := k.NoteVerifierKey(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := keyring.NewNoteVerifier(vkey)
+	if err != nil {
+		t.Fatalf("NewNoteVerifier(%q): %v", vkey, err)
+	}
+	std, err := note.NewVerifier(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ours.Name() != std.Name() || ours.KeyHash() != std.KeyHash() {
+		t.Fatalf("NewNoteVerifier: %s %08x, note.NewVerifier %s %08x", ours.Name(), ours.KeyHash(), std.Name(), std.KeyHash())
+	}
+	signer, err := k.NoteSigner(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := "sanad.log/test\n3\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"
+	honest, err := note.Sign(&note.Note{Text: text}, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crafted, err := note.Sign(&note.Note{Text: text}, craftedSigner{signer, priv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what      string
+		msg       []byte
+		v         note.Verifier
+		wantValid bool
+	}{
+		{"a note signed by sanad, ZIP-215", honest, ours, true},
+		{"a note signed by sanad, crypto/ed25519", honest, std, true},
+		{"a crafted note, ZIP-215", crafted, ours, true},
+		{"a crafted note, crypto/ed25519", crafted, std, false},
+		{"a changed note, ZIP-215", bytes.Replace(honest, []byte("\n3\n"), []byte("\n4\n"), 1), ours, false},
+	} {
+		_, err := note.Open(tc.msg, note.VerifierList(tc.v))
+		if (err == nil) != tc.wantValid {
+			t.Errorf("%s: note.Open error %v, want valid %v", tc.what, err, tc.wantValid)
+		}
+	}
+	for range 64 { // base64 keys with '+' and '/' among them
+		_, vk, err := note.GenerateKey(rand.Reader, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := keyring.NewNoteVerifier(vk)
+		if err != nil || v.Name() != name {
+			t.Fatalf("NewNoteVerifier(%q): %v", vk, err)
+		}
+	}
+	_, otherKey, err := note.GenerateKey(rand.Reader, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", name, name + "+00000000+AQ==", vkey[:len(vkey)-4], strings.Replace(vkey, "+", "+0", 1), otherKey} {
+		_, errStd := note.NewVerifier(bad)
+		_, errOurs := keyring.NewNoteVerifier(bad)
+		if (errStd == nil) != (errOurs == nil) {
+			t.Errorf("verifier key %q: note.NewVerifier error %v, NewNoteVerifier error %v", bad, errStd, errOurs)
+		}
 	}
 }

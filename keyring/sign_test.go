@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad/keyring"
+	"pgregory.net/rapid"
 )
 
 // TestSignAllMatchesEd25519: SignAll makes, for every batch size and any mix
@@ -52,6 +53,37 @@ func TestSignAllMatchesEd25519(t *testing.T) {
 	if keyring.SignAll(nil, nil) != nil {
 		t.Fatal("SignAll of nothing returned signatures")
 	}
+}
+
+// TestSignAllRandom: for random keys and messages (any length, the empty
+// one too) in batches of random size, odd and even, SignAll makes the
+// signatures crypto/ed25519 makes. Every nonce point is one SignAll
+// computed (voi's fixed-base multiplication) and encoded itself.
+func TestSignAllRandom(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 40).Draw(t, "n")
+		nkeys := rapid.IntRange(1, n).Draw(t, "keys")
+		privs := make([]ed25519.PrivateKey, nkeys)
+		keys := make([]*keyring.Key, nkeys)
+		for i := range privs {
+			seed := rapid.SliceOfN(rapid.Byte(), ed25519.SeedSize, ed25519.SeedSize).Draw(t, "seed")
+			privs[i] = ed25519.NewKeyFromSeed(seed)
+			keys[i] = keyring.NewKey("random", privs[i])
+		}
+		ks := make([]*keyring.Key, n)
+		msgs := make([][]byte, n)
+		which := make([]int, n)
+		for i := range msgs {
+			which[i] = rapid.IntRange(0, nkeys-1).Draw(t, "key")
+			ks[i] = keys[which[i]]
+			msgs[i] = rapid.SliceOfN(rapid.Byte(), 0, 300).Draw(t, "msg")
+		}
+		for i, sig := range keyring.SignAll(ks, msgs) {
+			if want := ed25519.Sign(privs[which[i]], msgs[i]); !bytes.Equal(sig, want) {
+				t.Fatalf("batch of %d, message %d: SignAll %x, ed25519.Sign %x", n, i, sig, want)
+			}
+		}
+	})
 }
 
 // TestSignAllRFC8032: the test vectors of RFC 8032 §7.1 (TEST 1, 2, 3 and

@@ -280,7 +280,7 @@ func Audit(ctx context.Context, cfg AuditConfig, trace string) (Report, error) {
 		if err != nil {
 			return Report{}, &VerifyError{Index: -1, Reason: fmt.Sprintf("the registered log key: %v", err)}
 		}
-		v, err := note.NewVerifier(vkey)
+		v, err := keyring.NewNoteVerifier(vkey)
 		if err != nil {
 			return Report{}, &VerifyError{Index: -1, Reason: fmt.Sprintf("the registered log key: %v", err)}
 		}

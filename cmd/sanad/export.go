@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/keyring"
 )
 
 func (a *app) exportCommand() *cobra.Command {
@@ -162,7 +162,7 @@ exit 1 unless --unpinned accepts it, and says so either way.`,
 			}
 			opts := bundle.Options{AllowUnpinned: unpinned}
 			if logKey != "" {
-				if _, err := note.NewVerifier(logKey); err != nil {
+				if _, err := keyring.NewNoteVerifier(logKey); err != nil {
 					return usagef("--log-key %q is not a log key (<origin>+<hash>+<base64>, as sanad ledger key prints it): %v", logKey, err)
 				}
 				opts.LogKeys = bundle.PinLogKey(logKey)

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/keyring"
 )
 
 // trustedLogsFile is the trusted-logs file of a home: the log keys `sanad
@@ -108,7 +108,7 @@ func (a *app) trustAddCommand(file *string) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			key := strings.TrimSpace(args[0])
-			v, err := note.NewVerifier(key)
+			v, err := keyring.NewNoteVerifier(key)
 			if err != nil {
 				return usagef("%q is not a log key (<origin>+<hash>+<base64>, as sanad ledger key prints it): %v", key, err)
 			}
