@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"math"
 	"sort"
 
 	"github.com/sanadhq/sanad"
@@ -13,8 +12,8 @@ type lexicalList struct {
 	bound float64
 }
 
-// LexicalPlan is the query the lexical retriever sends first: the query's
-// words with their counts, and the proximity clauses.
+// plan returns the query the lexical retriever sends first: the query's
+// words weighted by their counts, and the proximity clauses.
 func (c LexicalConfig) plan(text string) LexicalQuery {
 	all := Terms(text, true)
 	terms := Terms(text, c.KeepStopWords)
@@ -34,7 +33,7 @@ func (c LexicalConfig) plan(text string) LexicalQuery {
 		q.Fields = DefaultFields
 	}
 	for _, t := range order {
-		q.Terms = append(q.Terms, Term{Text: t, Weight: counts[t]})
+		q.Terms = append(q.Terms, Term{Text: t, Weight: float64(counts[t])})
 	}
 	if c.Proximity.Weight > 0 {
 		q.Phrases = pairs(all, counts, c.Proximity)
@@ -154,36 +153,27 @@ func (x *Index) feedback(ctx context.Context, scope sanad.Scope, q LexicalQuery,
 	}
 	var qSum float64
 	for _, t := range q.Terms {
-		qSum += float64(t.Weight)
+		qSum += t.Weight
 	}
 	if relSum <= 0 || qSum <= 0 {
 		return nil, nil
 	}
 	mixed := map[string]float64{}
 	for _, t := range q.Terms {
-		mixed[t.Text] += fb.OriginalWeight * float64(t.Weight) / qSum
+		mixed[t.Text] += fb.OriginalWeight * t.Weight / qSum
 	}
 	for _, b := range best {
 		mixed[b.w] += (1 - fb.OriginalWeight) * b.p / relSum
 	}
-	var top1 float64
-	for _, p := range mixed {
-		top1 = max(top1, p)
-	}
-	res := max(fb.Resolution, 1)
 	out := q
 	out.Terms = nil
 	for _, t := range q.Terms { // the query's own words first, in order
-		if n := int(math.Round(mixed[t.Text] / top1 * float64(res))); n > 0 {
-			out.Terms = append(out.Terms, Term{Text: t.Text, Weight: n})
-		}
+		out.Terms = append(out.Terms, Term{Text: t.Text, Weight: mixed[t.Text] * qSum})
 		delete(mixed, t.Text)
 	}
 	for _, b := range best {
 		if p, ok := mixed[b.w]; ok {
-			if n := int(math.Round(p / top1 * float64(res))); n > 0 {
-				out.Terms = append(out.Terms, Term{Text: b.w, Weight: n})
-			}
+			out.Terms = append(out.Terms, Term{Text: b.w, Weight: p * qSum})
 		}
 	}
 	return &out, nil

@@ -33,23 +33,23 @@ type LexicalConfig struct {
 // consecutive content words of the query, a clause that they occur next to
 // each other in that order (Near 0), or within Near words of each other.
 type Proximity struct {
-	// Weight is how many times each pair clause counts in the score; 0
-	// turns the boost off.
-	Weight int
+	// Weight multiplies each pair clause's BM25 score; 0 turns the boost
+	// off.
+	Weight float64
 	Near   int
 }
 
 // Feedback is RM3 pseudo-relevance feedback: the Docs best chunks of a
 // first pass are taken as relevant; the Terms words most probable in them
 // (weighting each chunk by its score) are mixed into the query, the
-// original words keeping OriginalWeight of the mass, and the query is run
-// again. Weights are rounded to whole counts, the heaviest word counting
-// Resolution times.
+// original words keeping OriginalWeight of the weight, and the query is run
+// again. The expanded query weighs as much in all as the original (its
+// weights sum to the original's word count), so that its score bound is
+// comparable.
 type Feedback struct {
 	Docs           int // 0: off
 	Terms          int
 	OriginalWeight float64
-	Resolution     int
 }
 
 // DefaultFields weighs every field the same: measured on Cranfield, other

@@ -134,18 +134,21 @@ type StoredChunk struct {
 	Doc   Document
 }
 
-// Term is a word of a [LexicalQuery] and how many times the query holds it.
+// Term is a word of a [LexicalQuery] and its weight: a chunk's BM25 score
+// for the word is multiplied by it (a word a query repeats n times weighs
+// n).
 type Term struct {
 	Text   string
-	Weight int // >= 1: the term counts this many times in the score
+	Weight float64
 }
 
-// Phrase is a proximity clause: its words next to each other in order
-// (Near 0), or all of them within Near words of each other.
+// Phrase is a proximity clause: its words next to each other in that order
+// (Near 0), or all of them within Near words of each other. Its words must
+// be among the query's terms.
 type Phrase struct {
 	Terms  []string
 	Near   int
-	Weight int // >= 1
+	Weight float64
 }
 
 // FieldWeights weigh a term's occurrences in each field of a chunk.
@@ -155,11 +158,12 @@ type FieldWeights struct {
 	Title    float64 `json:"title"`
 }
 
-// LexicalQuery is a BM25 query. A chunk matches when it holds at least one
-// of Terms; its score is the BM25 score (k1 = 1.2, b = 0.75) of Terms plus
-// that of Phrases (counting only the phrases' occurrences that satisfy
-// them), with each field's frequencies weighed by Fields. Terms are words,
-// never query syntax: a store quotes them.
+// LexicalQuery is a weighted BM25 query. A chunk matches when it holds at
+// least one of Terms. Its score is the sum, over terms and phrases, of the
+// clause's weight times its BM25 part (k1 = 1.2, b = 0.75): idf·f·(k1+1) /
+// (f + k1·(1 − b + b·len/avglen)), f the clause's occurrences in the chunk
+// with each field's weighed by Fields (a phrase's occurrences are those that
+// satisfy it). Terms are words, never query syntax: a store quotes them.
 type LexicalQuery struct {
 	Terms   []Term
 	Phrases []Phrase
@@ -177,8 +181,9 @@ type LexicalHit struct {
 }
 
 // LexicalResult is the answer to a [LexicalQuery]. Bound is the largest
-// score any chunk could have: the sum, over every term and every word of
-// every phrase, counted with its weight, of idf·(k1+1).
+// score any chunk could have: the sum over the clauses that some chunk
+// matches of weight·idf·(k1+1), where the idf of a NEAR clause is the sum of
+// its words'.
 type LexicalResult struct {
 	Hits  []LexicalHit
 	Bound float64

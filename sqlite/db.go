@@ -83,8 +83,6 @@ type DB struct {
 
 	mu   sync.Mutex // guards tree; held during AppendEvents
 	tree *tlog.Tree // right edge of the Merkle tree, nil until loaded
-
-	df dfCache // the retrieval index's phrase counts (memory.go)
 }
 
 // stmts are the statements of the hot paths, prepared once.

@@ -8,8 +8,8 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -24,16 +24,6 @@ const (
 	bm25MinIDF  = 1e-6
 	memTimeForm = "2006-01-02T15:04:05.000000000Z" // fixed width: text order is time order
 )
-
-// dfCache keeps how many rows of memory_fts match a phrase, for the score
-// bound, while memory_stats.generation stays the same.
-type dfCache struct {
-	mu  sync.Mutex // guards gen and n
-	gen int64
-	n   map[string]int64
-}
-
-const dfCacheMax = 1 << 14
 
 func memTime(t time.Time) string { return t.UTC().Format(memTimeForm) }
 
@@ -266,7 +256,7 @@ func restore(ctx context.Context, tx *sql.Tx, doc int64, now time.Time) (int, er
 // rows.
 func bump(ctx context.Context, tx *sql.Tx, scope sanad.Scope, delta int) error {
 	const op = "sqlite.memory_bump"
-	if _, err := tx.ExecContext(ctx, `UPDATE memory_stats SET fts_rows = fts_rows + ?, generation = generation + 1 WHERE id = 1`, delta); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE memory_stats SET fts_rows = fts_rows + ? WHERE id = 1`, delta); err != nil {
 		return classify(err, op, "update stats")
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO memory_scopes (tenant, case_id, generation) VALUES (?, ?, 1)
@@ -533,142 +523,163 @@ func ftsPhrase(p memory.Phrase) string {
 	return "NEAR(" + strings.Join(quoted, " ") + ", " + strconv.Itoa(p.Near) + ")"
 }
 
-// ftsOr joins clauses with OR, each repeated as many times as it counts.
-func ftsOr(clauses []string, weights []int) string {
-	var b strings.Builder
-	for i, c := range clauses {
-		for range max(weights[i], 1) {
-			if b.Len() > 0 {
-				b.WriteString(" OR ")
-			}
-			b.WriteString(c)
-		}
-	}
-	return b.String()
-}
-
 // Lexical implements [memory.Store] with SQLite's FTS5 and its bm25().
-// Every term and phrase is quoted, so no query text is FTS5 syntax; a term
-// counted n times is repeated n times, which bm25() sums.
+//
+// BM25 is a sum over the query's phrases, each part depending only on its
+// phrase and the row. Clauses of the same weight are one FTS5 query (an OR
+// of them), whose bm25() is multiplied by the weight; a row's score is the
+// sum of its groups' scores: exactly what one query of every clause would
+// give, weighted. Every term and phrase is quoted: no query text is FTS5
+// syntax. The same statement counts the rows each term and exact phrase
+// matches (bm25()'s n of the idf, for the bound) and reads N from
+// memory_stats, so that scores and bound come from one snapshot.
 func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQuery) (memory.LexicalResult, error) {
 	const op = "sqlite.memory_lexical"
 	var res memory.LexicalResult
 	if len(q.Terms) == 0 {
 		return res, nil
 	}
-	tx, err := db.read.BeginTx(ctx, nil)
-	if err != nil {
-		return res, classify(err, op, "begin")
+	isTerm := map[string]bool{}
+	for _, t := range q.Terms {
+		isTerm[t.Text] = true
 	}
-	defer tx.Rollback()
-
-	terms := make([]string, len(q.Terms))
-	tw := make([]int, len(q.Terms))
-	for i, t := range q.Terms {
-		terms[i], tw[i] = ftsQuote(t.Text), max(t.Weight, 1)
-	}
-	phrases := make([]string, len(q.Phrases))
-	pw := make([]int, len(q.Phrases))
-	for i, p := range q.Phrases {
-		phrases[i], pw[i] = ftsPhrase(p), max(p.Weight, 1)
+	for _, p := range q.Phrases {
+		for _, t := range p.Terms {
+			if !isTerm[t] {
+				return res, sanad.Errorf(sanad.CodeInvalidInput, op, "phrase word %q is not a term of the query", t)
+			}
+		}
 	}
 
-	// The bound: idf·(k1+1) for every term, and for every word of a NEAR
-	// clause or every exact phrase, with its weight.
-	var nRow, gen int64
-	if err := tx.QueryRowContext(ctx, `SELECT fts_rows, generation FROM memory_stats WHERE id = 1`).Scan(&nRow, &gen); err != nil {
-		return res, classify(err, op, "read stats")
+	// Groups of clauses of one weight, terms first.
+	type group struct {
+		phrase  bool
+		weight  float64
+		clauses []string
 	}
-	idf := func(match string) (float64, error) {
-		n, err := db.docFreq(ctx, tx, gen, match)
-		if err != nil || n == 0 {
-			return 0, err // a phrase no row holds adds nothing any row could score
+	var groups []*group
+	at := map[[2]any]*group{}
+	addTo := func(phrase bool, w float64, clause string) {
+		g := at[[2]any{phrase, w}]
+		if g == nil {
+			g = &group{phrase: phrase, weight: w}
+			at[[2]any{phrase, w}] = g
+			groups = append(groups, g)
 		}
-		return max(math.Log((float64(nRow)-float64(n)+0.5)/(float64(n)+0.5)), bm25MinIDF), nil
+		g.clauses = append(g.clauses, clause)
 	}
-	for i, t := range terms {
-		w, err := idf(t)
-		if err != nil {
-			return res, classify(err, op, "count")
+	// Counted: the clauses whose n the bound needs, each once.
+	var counted []string
+	countAt := map[string]int{}
+	count := func(clause string) int {
+		i, ok := countAt[clause]
+		if !ok {
+			i = len(counted)
+			countAt[clause] = i
+			counted = append(counted, clause)
 		}
-		res.Bound += float64(tw[i]) * w * (bm25K1 + 1)
+		return i
 	}
-	for i, p := range q.Phrases {
-		parts := []string{phrases[i]}
+	type part struct {
+		weight float64
+		count  int
+	}
+	var parts []part // the bound is the sum of weight·idf(n[count])·(k1+1)
+	for _, t := range q.Terms {
+		c := ftsQuote(t.Text)
+		addTo(false, t.Weight, c)
+		parts = append(parts, part{t.Weight, count(c)})
+	}
+	for _, p := range q.Phrases {
+		c := ftsPhrase(p)
+		addTo(true, p.Weight, c)
 		if p.Near > 0 {
-			parts = parts[:0]
 			for _, t := range p.Terms {
-				parts = append(parts, ftsQuote(t))
+				parts = append(parts, part{p.Weight, count(ftsQuote(t))})
 			}
-		}
-		for _, part := range parts {
-			w, err := idf(part)
-			if err != nil {
-				return res, classify(err, op, "count")
-			}
-			res.Bound += float64(pw[i]) * w * (bm25K1 + 1)
+		} else {
+			parts = append(parts, part{p.Weight, count(c)})
 		}
 	}
 
 	f := q.Fields
-	args := []any{f.Content, f.Headings, f.Title, ftsOr(terms, tw)}
 	var b strings.Builder
-	b.WriteString(`WITH t AS MATERIALIZED (SELECT rowid AS id, -bm25(memory_fts, ?, ?, ?) AS s FROM memory_fts WHERE memory_fts MATCH ?)`)
-	if len(phrases) > 0 {
-		b.WriteString(`, p AS MATERIALIZED (SELECT rowid AS id, -bm25(memory_fts, ?, ?, ?) AS s FROM memory_fts WHERE memory_fts MATCH ?)`)
-		args = append(args, f.Content, f.Headings, f.Title, ftsOr(phrases, pw))
+	var args []any
+	bm25 := func(g *group, kind string) {
+		b.WriteString(`SELECT rowid AS id, ` + kind + `-bm25(memory_fts, ?, ?, ?) * ? AS s FROM memory_fts WHERE memory_fts MATCH ?`)
+		args = append(args, f.Content, f.Headings, f.Title, g.weight, strings.Join(g.clauses, " OR "))
 	}
-	b.WriteString(` SELECT c.id, t.s, `)
-	if len(phrases) > 0 {
-		b.WriteString(`coalesce(p.s, 0.0) AS ps FROM t JOIN memory_chunks c ON c.id = t.id LEFT JOIN p ON p.id = t.id`)
+	if len(groups) == 1 {
+		b.WriteString(`WITH r AS (SELECT id, s AS ts, 0.0 AS ps FROM (`)
+		bm25(groups[0], "")
+		b.WriteString(`))`)
 	} else {
-		b.WriteString(`0.0 AS ps FROM t JOIN memory_chunks c ON c.id = t.id`)
+		b.WriteString(`WITH g AS (`)
+		for i, g := range groups {
+			if i > 0 {
+				b.WriteString(` UNION ALL `)
+			}
+			bm25(g, map[bool]string{false: "0 AS k, ", true: "1 AS k, "}[g.phrase])
+		}
+		b.WriteString(`), r AS (SELECT id, sum(iif(k = 0, s, 0.0)) AS ts, sum(iif(k = 1, s, 0.0)) AS ps FROM g GROUP BY id)`)
 	}
+	b.WriteString(`, top AS (SELECT c.id AS id, r.ts AS ts, r.ps AS ps FROM r JOIN memory_chunks c ON c.id = r.id`)
 	if !q.Filter.Empty() {
 		b.WriteString(` JOIN memory_documents d ON d.id = c.doc`)
 	}
 	b.WriteString(` WHERE c.tenant = ? AND c.case_id = ? AND c.status = 'current'`)
 	args = append(args, scope.Tenant, scope.Case)
 	args = filterSQL(&b, q.Filter, args)
-	b.WriteString(` ORDER BY t.s + ps DESC, c.id LIMIT ?`)
+	b.WriteString(` ORDER BY r.ts + r.ps DESC, c.id LIMIT ?)`)
 	args = append(args, max(q.Limit, 1))
-	rows, err := tx.QueryContext(ctx, b.String(), args...)
+	b.WriteString(` SELECT 0, id, ts, ps FROM top`)
+	for i, c := range counted {
+		b.WriteString(` UNION ALL SELECT 1, ` + strconv.Itoa(i) + `, (SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?), 0.0`)
+		args = append(args, c)
+	}
+	b.WriteString(` UNION ALL SELECT 2, fts_rows, 0.0, 0.0 FROM memory_stats WHERE id = 1`)
+
+	rows, err := db.read.QueryContext(ctx, b.String(), args...)
 	if err != nil {
 		return res, classify(err, op, "query")
 	}
 	defer rows.Close()
+	n := make([]float64, len(counted))
+	var nRow float64
 	for rows.Next() {
+		var kind int
 		var h memory.LexicalHit
-		if err := rows.Scan(&h.Key, &h.TermScore, &h.PhraseScore); err != nil {
+		if err := rows.Scan(&kind, &h.Key, &h.TermScore, &h.PhraseScore); err != nil {
 			return res, classify(err, op, "scan")
 		}
-		res.Hits = append(res.Hits, h)
+		switch kind {
+		case 0:
+			res.Hits = append(res.Hits, h)
+		case 1:
+			n[h.Key] = h.TermScore
+		case 2:
+			nRow = float64(h.Key)
+		}
 	}
-	return res, classify(rows.Err(), op, "read")
-}
-
-// docFreq returns how many rows of memory_fts match the FTS5 expression
-// match, the n of bm25()'s idf.
-func (db *DB) docFreq(ctx context.Context, tx *sql.Tx, gen int64, match string) (int64, error) {
-	c := &db.df
-	c.mu.Lock()
-	if c.gen != gen || c.n == nil || len(c.n) > dfCacheMax {
-		c.gen, c.n = gen, map[string]int64{}
+	if err := rows.Err(); err != nil {
+		return res, classify(err, op, "read")
 	}
-	n, ok := c.n[match]
-	c.mu.Unlock()
-	if ok {
-		return n, nil
+	sort.Slice(res.Hits, func(i, j int) bool {
+		a, b := &res.Hits[i], &res.Hits[j]
+		if sa, sb := a.TermScore+a.PhraseScore, b.TermScore+b.PhraseScore; sa != sb {
+			return sa > sb
+		}
+		return a.Key < b.Key
+	})
+	// The bound, with bm25()'s idf: ln((N - n + 0.5) / (n + 0.5)), at least
+	// 1e-6, n the rows that hold the phrase. A clause no row holds adds
+	// nothing: no chunk could score it.
+	for _, p := range parts {
+		if m := n[p.count]; m > 0 {
+			res.Bound += p.weight * max(math.Log((nRow-m+0.5)/(m+0.5)), bm25MinIDF) * (bm25K1 + 1)
+		}
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?`, match).Scan(&n); err != nil {
-		return 0, err
-	}
-	c.mu.Lock()
-	if c.gen == gen {
-		c.n[match] = n
-	}
-	c.mu.Unlock()
-	return n, nil
+	return res, nil
 }
 
 // filterSQL appends to b the conditions of f on the documents aliased d,

@@ -75,11 +75,9 @@ CREATE TABLE memory_scopes (
   PRIMARY KEY (tenant, case_id)
 ) WITHOUT ROWID;
 
--- The number of rows of memory_fts (BM25's N, which the score bound needs)
--- and a number that changes with every write to it.
+-- The number of rows of memory_fts: BM25's N, which the score bound needs.
 CREATE TABLE memory_stats (
-  id         INTEGER PRIMARY KEY CHECK (id = 1),
-  fts_rows   INTEGER NOT NULL,
-  generation INTEGER NOT NULL
+  id       INTEGER PRIMARY KEY CHECK (id = 1),
+  fts_rows INTEGER NOT NULL
 );
-INSERT INTO memory_stats (id, fts_rows, generation) VALUES (1, 0, 0);
+INSERT INTO memory_stats (id, fts_rows) VALUES (1, 0);
