@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"math"
 	"sort"
 
 	"github.com/sanadhq/sanad"
@@ -165,16 +166,31 @@ func (x *Index) feedback(ctx context.Context, scope sanad.Scope, q LexicalQuery,
 	for _, b := range best {
 		mixed[b.w] += (1 - fb.OriginalWeight) * b.p / relSum
 	}
+	var heaviest float64
+	for _, p := range mixed {
+		heaviest = max(heaviest, p)
+	}
 	out := q
 	out.Terms = nil
 	for _, t := range q.Terms { // the query's own words first, in order
-		out.Terms = append(out.Terms, Term{Text: t.Text, Weight: mixed[t.Text] * qSum})
+		out.Terms = append(out.Terms, Term{Text: t.Text, Weight: snap(mixed[t.Text], heaviest) * qSum})
 		delete(mixed, t.Text)
 	}
 	for _, b := range best {
 		if p, ok := mixed[b.w]; ok {
-			out.Terms = append(out.Terms, Term{Text: b.w, Weight: p * qSum})
+			out.Terms = append(out.Terms, Term{Text: b.w, Weight: snap(p, heaviest) * qSum})
 		}
 	}
 	return &out, nil
+}
+
+// snap rounds a weight to the nearest of top·2^(−k/2), k = 0…8, so that an
+// expanded query has at most nine distinct weights: a store runs one query
+// per weight, and RM3's weights are not precise enough to deserve more.
+func snap(w, top float64) float64 {
+	if w <= 0 || top <= 0 {
+		return 0
+	}
+	k := min(math.Round(2*math.Log2(top/w)), 8)
+	return top * math.Pow(2, -k/2)
 }

@@ -52,14 +52,31 @@ type Feedback struct {
 	OriginalWeight float64
 }
 
-// DefaultFields weighs every field the same: measured on Cranfield, other
-// weights did not help (see memory/eval).
+// DefaultFields weighs every field the same. On Cranfield, where a
+// document's title is also the first sentence of its text, weighing the
+// title 0.5, 1.5, 2 or 3 times changed nDCG@10 by less than 0.003 either
+// way, and the text twice lost 0.017 (memory/eval).
 var DefaultFields = FieldWeights{Content: 1, Headings: 1, Title: 1}
 
 // DefaultLexical returns the lexical pipeline the index uses when
-// Index.Lexical is nil.
+// Index.Lexical is nil: stop words dropped from the query, a proximity boost
+// of exact word pairs weighing a quarter, and RM3 feedback from the 10 best
+// chunks adding 20 words at half the weight. Each stage's effect on
+// Cranfield (nDCG@10 / recall@100; memory/eval):
+//
+//	plain BM25, every word of the query   0.3808 / 0.7288
+//	stop words dropped                    0.3878 / 0.7413
+//	  + exact pairs, weight 0.25          0.4015 / 0.7498
+//	  + RM3 (10 chunks, 20 words, 0.5)    0.4246 / 0.7945
+//
+// Pairs within 3 or 8 words (NEAR) instead of exact pairs gave 0.3918 to
+// 0.3974; RM3 alone 0.4157.
 func DefaultLexical() LexicalConfig {
-	return LexicalConfig{Fields: DefaultFields}
+	return LexicalConfig{
+		Fields:    DefaultFields,
+		Proximity: Proximity{Weight: 0.25},
+		Feedback:  Feedback{Docs: 10, Terms: 20, OriginalWeight: 0.5},
+	}
 }
 
 // PlainBM25 returns BM25 over every word of the query, every field weighed
