@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
