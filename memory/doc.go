@@ -35,11 +35,14 @@
 // A score means the same thing whatever the query, so that a threshold does:
 //
 //   - lexical: the chunk's BM25 score divided by the largest score any chunk
-//     could have for this query, the sum over its terms of idf·(k1+1) (each
-//     term's part of BM25 approaches idf·(k1+1) as its frequency grows). 1
-//     would be a chunk made of nothing but the query's words; a chunk that
-//     holds each query word once, in a text of average length, scores about
-//     0.45.
+//     could have for this query: the sum, over the query's clauses that some
+//     chunk holds, of weight·idf·(k1+1) (a clause's part of BM25 approaches
+//     idf·(k1+1) as its frequency grows). The clauses are the query's words,
+//     the word pairs of the proximity boost and, after feedback, the added
+//     words, each with its weight. 1 would be a chunk made of nothing but
+//     the query's words; under plain BM25 a chunk that holds each query word
+//     once, in a text of average length, scores about 0.45. Rarer words
+//     weigh more, in the score and in the bound alike.
 //   - vector: the cosine similarity, clipped to [0, 1].
 //   - fused: the larger of the two (a retriever that did not return the
 //     chunk counts 0): a threshold t keeps the chunks that at least one

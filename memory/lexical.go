@@ -72,7 +72,7 @@ func (x *Index) searchLexical(ctx context.Context, scope sanad.Scope, text strin
 	}
 	q.Filter, q.Limit = f, depth
 	if cfg.Feedback.Docs > 0 {
-		q.Limit = max(depth, cfg.Feedback.Docs)
+		q.Limit = cfg.Feedback.Docs // the first pass only feeds the second
 	}
 	res, err := x.Store.Lexical(ctx, scope, q)
 	if err != nil {
@@ -83,11 +83,12 @@ func (x *Index) searchLexical(ctx context.Context, scope sanad.Scope, text strin
 		if err != nil {
 			return lexicalList{}, err
 		}
-		if expanded != nil {
-			expanded.Limit = depth
-			if res, err = x.Store.Lexical(ctx, scope, *expanded); err != nil {
-				return lexicalList{}, err
-			}
+		if expanded == nil { // nothing to add: the first pass, in full
+			expanded = &q
+		}
+		expanded.Limit = depth
+		if res, err = x.Store.Lexical(ctx, scope, *expanded); err != nil {
+			return lexicalList{}, err
 		}
 	}
 	if len(res.Hits) > depth {

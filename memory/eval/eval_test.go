@@ -2,8 +2,11 @@ package eval_test
 
 import (
 	"math"
+	"slices"
 	"testing"
+	"time"
 
+	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/internal/sharedtest"
 	"github.com/sanadhq/sanad/memory"
@@ -88,5 +91,53 @@ func TestMetrics(t *testing.T) {
 		if got := eval.Recall(tc.ranked, rels, 3); math.Abs(got-tc.rec) > 1e-12 {
 			t.Errorf("Recall(%v): got %v, want %v", tc.ranked, got, tc.rec)
 		}
+	}
+}
+
+func TestBenchLexicalSmall(t *testing.T) {
+	res, err := eval.BenchLexical(t.Context(), eval.LexicalBenchConfig{
+		Dir: sharedtest.Dir(t, "retrieval", "cranfield"), Home: t.TempDir(), N: 1000, Queries: 10, Variant: eval.VariantBM25,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.N != 1000 || res.Queries != 10 || res.P50MS <= 0 {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+// BenchmarkLexicalSearch times Index.Search (TopK 10) over 100,000
+// synthetic chunks of Cranfield's vocabulary, for plain BM25 and the
+// default pipeline, and reports the median query time.
+func BenchmarkLexicalSearch(b *testing.B) {
+	ds, err := eval.Load(sharedtest.Dir(b, "retrieval", "cranfield"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := home.Open(b.Context(), home.Config{Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	x := &memory.Index{Store: h.DB}
+	if err := ds.Synthetic(b.Context(), x, eval.Scope, 100_000); err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []eval.Variant{eval.VariantBM25, eval.VariantDefault} {
+		b.Run(string(v), func(b *testing.B) {
+			lex, _ := v.Lexical()
+			y := &memory.Index{Store: h.DB, Lexical: &lex}
+			var took []time.Duration
+			for i := 0; b.Loop(); i++ {
+				q := ds.Queries[i%len(ds.Queries)]
+				start := time.Now()
+				if _, err := y.Search(b.Context(), eval.Scope, memory.Query{QueryText: q.Text, TopK: 10}); err != nil && sanad.ErrorCode(err) != sanad.CodeMemoryNoResults {
+					b.Fatal(err)
+				}
+				took = append(took, time.Since(start))
+			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2])/1e6, "p50_ms")
+		})
 	}
 }
