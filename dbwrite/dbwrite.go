@@ -1,6 +1,7 @@
 // Package dbwrite is the one door to sanad's domain tables (transcripts,
 // interview notes, entities, facts, evidence and COA maps, shared playbooks
-// and heuristics, export bundles, claims, defects). A write is a db_write
+// and heuristics, export bundles, claims, defects, and the document versions
+// of a case's memory). A write is a db_write
 // child run under a lane: policy decides whether the caller may append to or
 // upsert into the table in that lane, the record is stored as an artifact, and
 // a db.write event records it. The tables a store lists are a projection of
@@ -28,6 +29,7 @@ const TypeWrite = "db.write"
 var Tables = []string{
 	"transcripts", "interview_notes", "entities", "facts", "evidence_map", "coa_map",
 	"shared_playbooks", "shared_heuristics", "export_bundles", "claims", "defects",
+	"documents",
 }
 
 // Op is how a write changes its table.
