@@ -66,15 +66,15 @@ type ParseInput struct {
 // ParseOutput is the output of document.parse: a summary, and the artifact
 // holding the whole ParserOutput.
 type ParseOutput struct {
-	DocumentID       string         `json:"document_id"`
-	Format           string         `json:"format"`
-	Title            string         `json:"title,omitempty"`
-	Pages            int            `json:"total_pages"`
-	Chunks           int            `json:"chunks"`
-	ProcessingTimeMS float64        `json:"processing_time_ms"`
-	Parsed           string         `json:"parsed" jsonschema:"sha256:<hex> of the stored ParserOutput"`
-	Notes            []document.Note   `json:"notes,omitempty"`
-	Metadata         map[string]any `json:"metadata,omitempty"`
+	DocumentID       string          `json:"document_id"`
+	Format           string          `json:"format"`
+	Title            string          `json:"title,omitempty"`
+	Pages            int             `json:"total_pages"`
+	Chunks           int             `json:"chunks"`
+	ProcessingTimeMS float64         `json:"processing_time_ms"`
+	Parsed           string          `json:"parsed" jsonschema:"sha256:<hex> of the stored ParserOutput"`
+	Notes            []document.Note `json:"notes,omitempty"`
+	Metadata         map[string]any  `json:"metadata,omitempty"`
 }
 
 // tools are the ingestion tools over the pipeline's connectors and store.
@@ -178,4 +178,3 @@ func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
-
