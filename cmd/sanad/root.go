@@ -135,6 +135,9 @@ Exit codes, for every command:
 		a.sessionCommand(),
 		a.artifactsCommand(),
 		a.parseCommand(),
+		a.ingestCommand(),
+		a.searchCommand(),
+		a.docsCommand(),
 	)
 	return root
 }
