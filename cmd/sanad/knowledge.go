@@ -308,4 +308,3 @@ func (a *app) docsRemoveCommand() *cobra.Command {
 	c.Flags().StringVar(&by, "as", "", "who removes it (recorded)")
 	return c
 }
-
