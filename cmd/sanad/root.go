@@ -138,6 +138,7 @@ Exit codes, for every command:
 		a.ingestCommand(),
 		a.searchCommand(),
 		a.docsCommand(),
+		a.evalCommand(),
 	)
 	return root
 }
