@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -369,10 +370,11 @@ func furnitureKey(s string) string {
 
 // markFurniture marks running headers and footers (the same text, digits
 // aside, near the top or bottom of at least half the pages and of at
-// least two) and page numbers (a lone number near the top or bottom edge).
+// least two) and page numbers (a lone number at the top or bottom edge of
+// the page, with what shares its line: a running head such as "Title   9").
 // It returns how many blocks of each it marked.
 func markFurniture(pages [][]*block, heights []float64) (running, numbers int) {
-	const margin = 0.12 // of the page height
+	const margin = 0.15 // of the page height
 	type cand struct {
 		b   *block
 		key string
@@ -380,19 +382,32 @@ func markFurniture(pages [][]*block, heights []float64) (running, numbers int) {
 	var cands []cand
 	seen := map[string]map[int]bool{}
 	for p, bs := range pages {
+		h := heights[p]
+		topEdge, bottomEdge := math.Inf(1), math.Inf(-1)
+		for _, b := range bs {
+			topEdge, bottomEdge = min(topEdge, b.y0), max(bottomEdge, b.y1)
+		}
 		for _, b := range bs {
 			if b.kind == kTable || b.kind == kImage || len(b.lines) > 2 {
 				continue
 			}
-			h := heights[p]
 			top := b.y1 < margin*h
 			bottom := b.y0 > (1-margin)*h
 			if !top && !bottom {
 				continue
 			}
-			if pageNumber.MatchString(strings.TrimSpace(b.text)) {
+			lh := max(b.lines[0].h(), 1)
+			atEdge := top && b.y0 <= topEdge+lh || bottom && b.y1 >= bottomEdge-lh
+			if atEdge && len(b.lines) == 1 && pageNumber.MatchString(strings.TrimSpace(b.text)) {
 				b.furniture = true
 				numbers++
+				// The rest of the page number's line is a running head.
+				for _, o := range bs {
+					if o != b && !o.furniture && len(o.lines) == 1 && o.kind != kTable && o.kind != kImage && o.overlapY(b.rect) > 0.5*min(o.h(), b.h()) {
+						o.furniture = true
+						running++
+					}
+				}
 				continue
 			}
 			key := furnitureKey(b.text)
@@ -412,9 +427,12 @@ func markFurniture(pages [][]*block, heights []float64) (running, numbers int) {
 		}
 	}
 	if len(pages) < 2 {
-		return 0, numbers
+		return running, numbers
 	}
 	for _, c := range cands {
+		if c.b.furniture {
+			continue
+		}
 		if n := len(seen[c.key]); n >= 2 && n*2 >= len(pages) || n >= 3 {
 			c.b.furniture = true
 			running++

@@ -3,6 +3,7 @@ package pdf
 import (
 	"context"
 	"math"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -231,6 +232,11 @@ func readText(ctx context.Context, inst pdfium.Pdfium, page requests.Page, tr pa
 		if len(cur) > 0 && duplicate(cur[len(cur)-1], g) {
 			continue // drawn twice to look bold
 		}
+		if n := len(cur); n > 0 && g.r == 0x0644 && isAlef(cur[n-1].r) && sameBox(cur[n-1].box, g.box) {
+			// A lam-alef ligature comes out of pdfium as alef, lam: put
+			// the letters back in their order.
+			cur[n-1], g = g, cur[n-1]
+		}
 		cur = append(cur, g)
 	}
 	flush()
@@ -239,10 +245,18 @@ func readText(ctx context.Context, inst pdfium.Pdfium, page requests.Page, tr pa
 
 // adjacent reports whether g continues the word that ends with prev: on the
 // same line, with no gap wider than a fraction of the glyph height, in
-// either direction (right-to-left scripts run leftwards).
+// either direction (right-to-left scripts run leftwards), and of about the
+// same size (a footnote mark is a word of its own). Glyphs stacked one
+// above the other (text turned on its side) continue a word too.
 func adjacent(prev, g glyph) bool {
 	h := max(min(prev.box.h(), g.box.h()), 1)
+	if stacked(prev.box, g.box) {
+		return true
+	}
 	if prev.box.overlapY(g.box) < 0.5*h {
+		return false
+	}
+	if r := g.box.h() / max(prev.box.h(), 0.1); r < 0.75 || r > 1.33 {
 		return false
 	}
 	gap := max(g.box.x0-prev.box.x1, prev.box.x0-g.box.x1)
@@ -250,15 +264,32 @@ func adjacent(prev, g glyph) bool {
 		return false
 	}
 	// A glyph far back over the previous one starts a new run (text drawn
-	// out of order), unless it is a combining mark or right-to-left.
+	// out of order), unless it is right-to-left.
 	if g.box.x1 < prev.box.x0-0.5*h && !isRTL(g.r) && !isRTL(prev.r) {
 		return false
 	}
 	return true
 }
 
+// stacked reports whether b sits right above or below a, in the same
+// column: the next glyph of text written along the page's height.
+func stacked(a, b rect) bool {
+	w := min(a.w(), b.w())
+	if w <= 0 || a.overlapX(b) < 0.7*w || math.Abs(a.w()-b.w()) > 0.3*w {
+		return false
+	}
+	gap := max(b.y0-a.y1, a.y0-b.y1)
+	return gap <= 0.3*w && gap > -0.3*min(a.h(), b.h()) && a.overlapY(b) < 0.5*min(a.h(), b.h())
+}
+
 func duplicate(prev, g glyph) bool {
 	return prev.r == g.r && math.Abs(prev.box.x0-g.box.x0) < 0.5 && math.Abs(prev.box.y0-g.box.y0) < 0.5
+}
+
+func isAlef(r rune) bool { return r == 0x0622 || r == 0x0623 || r == 0x0625 || r == 0x0627 }
+
+func sameBox(a, b rect) bool {
+	return math.Abs(a.x0-b.x0) < 0.5 && math.Abs(a.x1-b.x1) < 0.5
 }
 
 func isRTL(r rune) bool {
@@ -309,8 +340,8 @@ func makeWord(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, gs []glyph) (word
 		}
 		w.bold = fi.Flags&(1<<18) != 0 || strings.Contains(name, "bold") || strings.Contains(name, "black") ||
 			strings.Contains(name, "heavy") || strings.Contains(name, "semibold") || strings.Contains(name, "demi") ||
-			strings.HasSuffix(name, ",b") || strings.HasSuffix(name, "-b") || strings.Contains(name, "-bd") || strings.Contains(name, "medi")
-		w.italic = fi.Flags&(1<<6) != 0 || strings.Contains(name, "italic") || strings.Contains(name, "oblique")
+			strings.HasSuffix(name, ",b") || strings.HasSuffix(name, "-b") || strings.Contains(name, "-bd") || texBold.MatchString(name)
+		w.italic = fi.Flags&(1<<6) != 0 || strings.Contains(name, "italic") || strings.Contains(name, "oblique") || texItalic.MatchString(name)
 		w.mono = fi.Flags&1 != 0 || strings.Contains(name, "mono") || strings.Contains(name, "courier") || strings.Contains(name, "consol")
 	}
 	if !w.bold {
@@ -322,6 +353,13 @@ func makeWord(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, gs []glyph) (word
 }
 
 type point struct{ x, y float64 }
+
+// TeX's fonts say their weight and shape in their names: cmbx10 is bold
+// extended, sfti1000 text italic.
+var (
+	texBold   = regexp.MustCompile(`^(?:cm|sf|ec|tc|lm|cmss|sfss)?(?:bx|b)\d{1,4}$|^(?:cm|sf|ec|lm)(?:ss)?bx`)
+	texItalic = regexp.MustCompile(`^(?:cm|sf|ec|lm)(?:ti|sl|bxti|bxsl|it)\d{1,4}$`)
+)
 
 // matrix is an affine transform [a b c d e f] as in PDF.
 type matrix struct{ a, b, c, d, e, f float64 }
@@ -348,6 +386,7 @@ type objectReader struct {
 	tr    pageTransform
 	pc    *pageContent
 	count int
+	fills []rect // filled rectangles: shaded cells, frames
 }
 
 func readObjects(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_PAGE, tr pageTransform, pc *pageContent) error {
@@ -369,6 +408,7 @@ func readObjects(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_P
 			return err
 		}
 	}
+	pc.rules = append(pc.rules, fillRules(or.fills)...)
 	return nil
 }
 
@@ -447,6 +487,9 @@ func (or *objectReader) place(m matrix, x0, y0, x1, y1 float64) rect {
 
 // thin is the widest a filled box may be and still read as a line.
 const thin = 3.0
+
+// checkBox is the largest side of a small square drawn next to text.
+const checkBox = 12.0
 
 // path records a path's ruling lines: thin filled boxes, stroked
 // horizontal and vertical segments, and the edges of filled rectangles
@@ -547,6 +590,9 @@ func (or *objectReader) subpath(pts []point, filled, stroked bool) {
 		}
 	}
 	if stroked {
+		if box.w() < checkBox && box.h() < checkBox && box.w() > thin && box.h() > thin {
+			return // a check box or a bullet square, not a table's frame
+		}
 		for i := 1; i < len(pts); i++ {
 			a, b := pts[i-1], pts[i]
 			switch {
@@ -565,6 +611,8 @@ func (or *objectReader) subpath(pts []point, filled, stroked bool) {
 		or.addRule(true, box.cy(), box.x0, box.x1)
 	case box.w() <= thin && box.h() > thin:
 		or.addRule(false, box.cx(), box.y0, box.y1)
+	case box.w() < checkBox && box.h() < checkBox:
+		// A check box or a bullet square, not a table's frame.
 	case box.w() > thin && box.h() > thin && len(pts) <= 6 && box.w()*box.h() < 0.5*or.pc.width*or.pc.height:
 		for i := 1; i < len(pts); i++ {
 			a, b := pts[i-1], pts[i]
@@ -572,11 +620,45 @@ func (or *objectReader) subpath(pts []point, filled, stroked bool) {
 				return // not a rectangle
 			}
 		}
-		or.addRule(true, box.y0, box.x0, box.x1)
-		or.addRule(true, box.y1, box.x0, box.x1)
-		or.addRule(false, box.x0, box.y0, box.y1)
-		or.addRule(false, box.x1, box.y0, box.y1)
+		if len(or.fills) < maxFills {
+			or.fills = append(or.fills, box)
+		}
 	}
+}
+
+// maxFills bounds the filled rectangles kept per page.
+const maxFills = 2000
+
+// fillRules turns filled rectangles into ruling lines along their edges,
+// after joining rectangles that touch edge to edge: a cell shaded one text
+// line at a time is one cell.
+func fillRules(fills []rect) []rule {
+	merged := true
+	for merged {
+		merged = false
+		for i := 0; i < len(fills) && !merged; i++ {
+			for j := i + 1; j < len(fills); j++ {
+				a, b := fills[i], fills[j]
+				sameCols := math.Abs(a.x0-b.x0) < 1 && math.Abs(a.x1-b.x1) < 1 && a.overlapY(b) > -1
+				sameRows := math.Abs(a.y0-b.y0) < 1 && math.Abs(a.y1-b.y1) < 1 && a.overlapX(b) > -1
+				if sameCols || sameRows {
+					fills[i] = a.union(b)
+					fills = append(fills[:j], fills[j+1:]...)
+					merged = true
+					break
+				}
+			}
+		}
+	}
+	var rs []rule
+	for _, f := range fills {
+		rs = append(rs,
+			rule{horizontal: true, pos: f.y0, from: f.x0, to: f.x1},
+			rule{horizontal: true, pos: f.y1, from: f.x0, to: f.x1},
+			rule{horizontal: false, pos: f.x0, from: f.y0, to: f.y1},
+			rule{horizontal: false, pos: f.x1, from: f.y0, to: f.y1})
+	}
+	return rs
 }
 
 func (or *objectReader) addRule(horizontal bool, pos, from, to float64) {

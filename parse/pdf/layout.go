@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -78,8 +79,10 @@ func buildRows(words []*word) [][]*word {
 }
 
 // splitRow cuts a row of words into lines at gaps wider than lineGap line
-// heights. A lone bullet stays with the text after it.
-func splitRow(ws []*word) []*line {
+// heights, unless the rows just above and below have words across the gap
+// (a justified line's wide space, not a gutter). A lone bullet or list
+// number stays with the text after it.
+func splitRow(ws []*word, above, below []*word) []*line {
 	var out []*line
 	var cur []*word
 	emit := func() {
@@ -93,7 +96,11 @@ func splitRow(ws []*word) []*line {
 			prev := ws[i-1]
 			h := max(min(prev.size, w.size), 1)
 			gap := w.x0 - prev.x1
-			if gap > lineGap*h && !(len(cur) == 1 && isBullet(cur[0].text) && gap < 4*h) {
+			limit := lineGap * h
+			if prev.mono && w.mono {
+				limit = 4 * h // code aligned with spaces
+			}
+			if gap > limit && !(len(cur) == 1 && isMarker(cur[0].text) && gap < 4*h) && !bridged(prev.x1, w.x0, h, above, below) {
 				emit()
 			}
 		}
@@ -103,12 +110,45 @@ func splitRow(ws []*word) []*line {
 	return out
 }
 
+// bridged reports whether the neighbouring rows (nil when there is none
+// close by) all have a word across the middle of the gap [a, b].
+func bridged(a, b, h float64, above, below []*word) bool {
+	if b-a >= 3*h || above == nil && below == nil {
+		return false
+	}
+	mid := (a + b) / 2
+	for _, row := range [][]*word{above, below} {
+		if row == nil {
+			continue
+		}
+		across := false
+		for _, w := range row {
+			if w.x0 < mid && w.x1 > mid {
+				across = true
+				break
+			}
+		}
+		if !across {
+			return false
+		}
+	}
+	return true
+}
+
+// isMarker reports whether a word is a list bullet or number.
+func isMarker(s string) bool {
+	return isBullet(s) || orderedMarker.MatchString(s+" ")
+}
+
 func newLine(ws []*word) *line {
 	l := &line{words: ws, rect: ws[0].rect, bold: true, italic: true, mono: true}
 	rtl, letters := 0, 0
-	for _, w := range ws {
+	for i, w := range ws {
 		l.rect = l.rect.union(w.rect)
-		l.size = max(l.size, w.size)
+		// A bullet's glyph may be larger than the text it marks.
+		if i > 0 || len(ws) == 1 || !isMarker(w.text) {
+			l.size = max(l.size, w.size)
+		}
 		l.bold = l.bold && w.bold
 		l.italic = l.italic && w.italic
 		l.mono = l.mono && w.mono
@@ -185,9 +225,24 @@ func isBullet(s string) bool {
 
 // buildLines makes the lines of a page.
 func buildLines(words []*word) []*line {
+	rows := buildRows(words)
+	near := func(r []*word, other []*word) bool {
+		if len(other) == 0 || other[0].vertical || r[0].vertical {
+			return false
+		}
+		h := max(r[0].h(), other[0].h())
+		return math.Abs(r[0].cy()-other[0].cy()) <= 1.8*h
+	}
 	var lines []*line
-	for _, row := range buildRows(words) {
-		lines = append(lines, splitRow(row)...)
+	for i, row := range rows {
+		var above, below []*word
+		if i > 0 && near(row, rows[i-1]) {
+			above = rows[i-1]
+		}
+		if i+1 < len(rows) && near(row, rows[i+1]) {
+			below = rows[i+1]
+		}
+		lines = append(lines, splitRow(row, above, below)...)
 	}
 	return lines
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -411,7 +412,15 @@ func layoutPage(pc *pageContent, ocr bool) (blocks []*block, figureWords int) {
 		words[i] = &pc.words[i]
 	}
 	var items []*block
-	for _, t := range latticeTables(pc.rules, words) {
+	rtlPage := rtlShare(words) > 0.5
+	lattice := latticeTables(pc.rules, words)
+	var rest []rule
+	for _, r := range pc.rules {
+		if !insideAny(lattice, r) {
+			rest = append(rest, r)
+		}
+	}
+	for _, t := range append(lattice, ruledTables(rest, words, pc.height)...) {
 		items = append(items, &block{kind: kTable, rect: t.rect, table: t})
 	}
 	free := words[:0:0]
@@ -448,13 +457,14 @@ func layoutPage(pc *pageContent, ocr bool) (blocks []*block, figureWords int) {
 	for _, im := range figures {
 		items = append(items, &block{kind: kImage, rect: im})
 	}
-	rtl := 0
-	for _, l := range lines {
-		if l.rtl {
-			rtl++
+	if rtlPage {
+		for _, b := range items {
+			if b.kind == kTable {
+				b.table.data.Rows = mirror(b.table.data.Rows)
+			}
 		}
 	}
-	out := order(items, rtl*2 > len(lines))
+	out := order(items, rtlPage)
 	for _, b := range out {
 		b.page = pc.number
 		b.ocr = ocr
@@ -482,6 +492,48 @@ func label(b *block, figures []rect) bool {
 		}
 	}
 	return false
+}
+
+// insideAny reports whether a ruling line lies within one of the tables.
+func insideAny(ts []*tableGrid, r rule) bool {
+	mx, my := (r.from+r.to)/2, r.pos
+	if !r.horizontal {
+		mx, my = r.pos, (r.from+r.to)/2
+	}
+	for _, t := range ts {
+		if t.contains(mx, my) || t.x0-3 <= mx && mx <= t.x1+3 && t.y0-3 <= my && my <= t.y1+3 {
+			return true
+		}
+	}
+	return false
+}
+
+// rtlShare is the share of letters in right-to-left scripts.
+func rtlShare(words []*word) float64 {
+	n, rtl := 0, 0
+	for _, w := range words {
+		k := len([]rune(w.text))
+		n += k
+		if w.rtl {
+			rtl += k
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(rtl) / float64(n)
+}
+
+// mirror reverses each row's cells, so that a right-to-left table reads
+// from its right-hand column. Spanning cells keep their spans: a row's
+// cells listed right to left still tile it.
+func mirror(rows [][]document.Cell) [][]document.Cell {
+	out := make([][]document.Cell, len(rows))
+	for i, r := range rows {
+		out[i] = slices.Clone(r)
+		slices.Reverse(out[i])
+	}
+	return out
 }
 
 func overlapsTable(items []*block, r rect) bool {

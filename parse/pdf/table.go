@@ -220,6 +220,24 @@ func gridTable(hs, vs []rule, words []*word) *tableGrid {
 	if box.w() < 20 || box.h() < 8 {
 		return nil
 	}
+	if extra := rowLines(xs, ys, box, words); extra != nil {
+		hs, vs = append(hs, extra...), append(vs, extraVertical(extra, xs)...)
+		hx = hx[:0]
+		for _, h := range hs {
+			hx = append(hx, h.pos)
+		}
+		ys = cluster(hx, ruleTol)
+		if top < ys[0]-3*ruleTol {
+			ys = append([]float64{top}, ys...)
+		}
+		if bottom > ys[len(ys)-1]+3*ruleTol {
+			ys = append(ys, bottom)
+		}
+		nr = len(ys) - 1
+		if nr > 500 {
+			return nil
+		}
+	}
 	// Cells no line separates are one.
 	id := make([]int, nr*nc)
 	for i := range id {
@@ -389,6 +407,56 @@ func gridTable(hs, vs []rule, words []*word) *tableGrid {
 		}
 	}
 	return &tableGrid{rect: box, data: data}
+}
+
+// rowLines finds the bands of a ruled grid that hold several rows of
+// the table (a table ruled around its header and frame only) and returns
+// the horizontal lines that would separate those rows, halfway between
+// them.
+func rowLines(xs, ys []float64, box rect, words []*word) []rule {
+	var extra []rule
+	cuts := xs[1 : len(xs)-1]
+	for r := 0; r+1 < len(ys); r++ {
+		var in []*word
+		for _, w := range words {
+			if w.cx() > box.x0 && w.cx() < box.x1 && w.cy() > ys[r] && w.cy() < ys[r+1] && !w.vertical {
+				in = append(in, w)
+			}
+		}
+		rows := buildRows(in)
+		if len(rows) < 2 || len(splitBand(rows, cuts)) < 2 {
+			continue
+		}
+		for i := 1; i < len(rows); i++ {
+			prevBottom, nextTop := math.Inf(-1), math.Inf(1)
+			for _, w := range rows[i-1] {
+				prevBottom = max(prevBottom, w.y1)
+			}
+			for _, w := range rows[i] {
+				nextTop = min(nextTop, w.y0)
+			}
+			y := (prevBottom + nextTop) / 2
+			extra = append(extra, rule{horizontal: true, pos: y, from: box.x0, to: box.x1})
+		}
+	}
+	return extra
+}
+
+// extraVertical continues the grid's column lines through the rows that
+// rowLines added, so that their cells stay apart.
+func extraVertical(extra []rule, xs []float64) []rule {
+	if len(extra) == 0 {
+		return nil
+	}
+	lo, hi := extra[0].pos, extra[0].pos
+	for _, e := range extra {
+		lo, hi = min(lo, e.pos), max(hi, e.pos)
+	}
+	var out []rule
+	for _, x := range xs {
+		out = append(out, rule{horizontal: false, pos: x, from: lo - 50, to: hi + 50})
+	}
+	return out
 }
 
 func indexKept(keep []bool) []int {
@@ -573,116 +641,42 @@ func numeric(s string) bool {
 	return d > 0 && d >= other
 }
 
-// columnTable makes a table of a run of rows when their lines fall into at
-// least two columns: gaps in the horizontal projection of the lines of the
-// rows with several cells.
+// columnTable makes a table of a run of rows when their words fall into
+// at least two columns, each text row a table row.
 func columnTable(run [][]*line) *tableGrid {
 	multi := 0
-	var spans [][2]float64
-	for _, r := range run {
-		if len(r) >= 2 {
-			multi++
-			for _, l := range r {
-				spans = append(spans, [2]float64{l.x0, l.x1})
-			}
-		}
-	}
-	if multi < 3 {
-		return nil
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
-	// Column extents: the union of overlapping spans.
-	var cols [][2]float64
-	for _, s := range spans {
-		if n := len(cols); n > 0 && s[0] <= cols[n-1][1]+1 {
-			cols[n-1][1] = max(cols[n-1][1], s[1])
-			continue
-		}
-		cols = append(cols, s)
-	}
-	if len(cols) < 2 {
-		return nil
-	}
-	// Prose set in two columns aligns too; table cells are short.
-	words, cells := 0, 0
-	for _, r := range run {
-		for _, l := range r {
-			words += len(l.words)
-			cells++
-		}
-	}
-	if words > 5*cells {
-		return nil
-	}
-	// The lines of most multi-cell rows must fit the columns one to one.
-	fit := 0
-	for _, r := range run {
-		if len(r) < 2 {
-			continue
-		}
-		seen := map[int]bool{}
-		ok := true
-		for _, l := range r {
-			c := colOf(cols, l)
-			if c < 0 || seen[c] {
-				ok = false
-				break
-			}
-			seen[c] = true
-		}
-		if ok {
-			fit++
-		}
-	}
-	if fit*10 < multi*7 {
-		return nil
-	}
-	// Boundaries halfway between columns.
-	bounds := make([]float64, len(cols)+1)
-	bounds[0] = math.Inf(-1)
-	bounds[len(cols)] = math.Inf(1)
-	for i := 1; i < len(cols); i++ {
-		bounds[i] = (cols[i-1][1] + cols[i][0]) / 2
-	}
-	data := &document.TableData{}
+	var rows [][]*word
 	var box rect
 	for i, r := range run {
-		cells := make([][]*word, len(cols))
-		spanTo := make([]int, len(cols))
+		if len(r) >= 2 {
+			multi++
+		}
+		var ws []*word
 		for _, l := range r {
-			c0 := sort.SearchFloat64s(bounds, l.x0) - 1
-			c1 := sort.SearchFloat64s(bounds, l.x1) - 1
-			c0, c1 = min(max(c0, 0), len(cols)-1), min(max(c1, 0), len(cols)-1)
-			cells[c0] = append(cells[c0], l.words...)
-			spanTo[c0] = max(spanTo[c0], c1)
-			if i == 0 {
+			ws = append(ws, l.words...)
+			if i == 0 && len(ws) == len(l.words) {
 				box = l.rect
 			}
 			box = box.union(l.rect)
 		}
-		var row []document.Cell
-		for c := 0; c < len(cols); c++ {
-			cell := document.Cell{Text: cellText(cells[c])}
-			if spanTo[c] > c && len(cells[c]) > 0 {
-				// A line across several columns: one cell spanning them,
-				// unless a later column of this row has text of its own.
-				end := spanTo[c]
-				for k := c + 1; k <= end; k++ {
-					if len(cells[k]) > 0 {
-						end = k - 1
-						break
-					}
-				}
-				if end > c {
-					cell.ColSpan = end - c + 1
-					row = append(row, cell)
-					c = end
-					continue
-				}
-			}
-			row = append(row, cell)
-		}
-		data.Rows = append(data.Rows, row)
+		sort.SliceStable(ws, func(a, b int) bool { return ws[a].x0 < ws[b].x0 })
+		rows = append(rows, ws)
+	}
+	if multi < 3 {
+		return nil
+	}
+	cuts := columnCuts(rows)
+	if len(cuts) == 0 {
+		return nil
+	}
+	bands := make([][][]*word, len(rows))
+	for i, r := range rows {
+		bands[i] = [][]*word{r}
+	}
+	data := fillGrid(bands, cuts)
+	// Prose set in two columns aligns too; table cells are short.
+	if prose(data, 5) {
+		return nil
 	}
 	return &tableGrid{rect: box, data: data}
 }
