@@ -1,17 +1,9 @@
 package pdf
 
 import (
-	"context"
 	"math"
 	"regexp"
-	"strings"
 	"unicode"
-	"unicode/utf8"
-
-	"github.com/klippa-app/go-pdfium"
-	"github.com/klippa-app/go-pdfium/enums"
-	"github.com/klippa-app/go-pdfium/references"
-	"github.com/klippa-app/go-pdfium/requests"
 )
 
 // rect is a box on the page in points, from the top left.
@@ -106,6 +98,19 @@ func (tr pageTransform) rect(x0, y0, x1, y1 float64) rect {
 	return rect{min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)}
 }
 
+// vector maps a direction in page space to the displayed page.
+func (tr pageTransform) vector(x, y float64) (float64, float64) {
+	switch tr.rotation {
+	case 1:
+		return y, x
+	case 2:
+		return -x, y
+	case 3:
+		return -y, -x
+	}
+	return x, -y
+}
+
 // size is the displayed page's width and height.
 func (tr pageTransform) size() (float64, float64) {
 	w, h := tr.r-tr.l, tr.t-tr.b
@@ -115,132 +120,11 @@ func (tr pageTransform) size() (float64, float64) {
 	return w, h
 }
 
-// readPage reads the text, ruling lines and images of page index (0-based)
-// of an open document.
-func readPage(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, index int) (*pageContent, error) {
-	lp, err := inst.FPDF_LoadPage(&requests.FPDF_LoadPage{Document: doc, Index: index})
-	if err != nil {
-		return nil, err
-	}
-	defer inst.FPDF_ClosePage(&requests.FPDF_ClosePage{Page: lp.Page})
-	page := requests.Page{ByReference: &lp.Page}
-
-	bb, err := inst.FPDF_GetPageBoundingBox(&requests.FPDF_GetPageBoundingBox{Page: page})
-	if err != nil {
-		return nil, err
-	}
-	tr := pageTransform{l: float64(bb.Rect.Left), b: float64(bb.Rect.Bottom), r: float64(bb.Rect.Right), t: float64(bb.Rect.Top)}
-	if tr.b > tr.t {
-		tr.b, tr.t = tr.t, tr.b
-	}
-	if rot, err := inst.FPDFPage_GetRotation(&requests.FPDFPage_GetRotation{Page: page}); err == nil {
-		tr.rotation = int(rot.PageRotation) & 3
-	}
-	pc := &pageContent{number: index + 1}
-	pc.width, pc.height = tr.size()
-
-	if err := readText(ctx, inst, page, tr, pc); err != nil {
-		return nil, err
-	}
-	if err := readObjects(ctx, inst, lp.Page, tr, pc); err != nil {
-		return nil, err
-	}
-	return pc, nil
-}
-
 // glyph is one character of the text layer.
 type glyph struct {
 	r     rune
 	box   rect
 	index int
-}
-
-func readText(ctx context.Context, inst pdfium.Pdfium, page requests.Page, tr pageTransform, pc *pageContent) error {
-	tp, err := inst.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: page})
-	if err != nil {
-		return err
-	}
-	defer inst.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
-	cc, err := inst.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
-	if err != nil {
-		return err
-	}
-	n := cc.Count
-	if n <= 0 {
-		return nil
-	}
-	if n > maxCharsPerPage {
-		n = maxCharsPerPage
-		pc.truncated = true
-	}
-	runes := make([]rune, 0, n)
-	if t, err := inst.FPDFText_GetText(&requests.FPDFText_GetText{TextPage: tp.TextPage, StartIndex: 0, Count: n}); err == nil {
-		runes = []rune(t.Text)
-	}
-	if len(runes) != n {
-		// A character outside the basic plane takes two UTF-16 units in
-		// the bulk text; read one character at a time instead.
-		runes = runes[:0]
-		for i := range n {
-			u, err := inst.FPDFText_GetUnicode(&requests.FPDFText_GetUnicode{TextPage: tp.TextPage, Index: i})
-			if err != nil {
-				return err
-			}
-			runes = append(runes, rune(u.Unicode))
-		}
-	}
-
-	var cur []glyph
-	flush := func() {
-		if len(cur) > 0 {
-			if w, ok := makeWord(inst, tp.TextPage, cur); ok {
-				pc.words = append(pc.words, w)
-			}
-			cur = cur[:0]
-		}
-	}
-	for i, r := range runes {
-		if i%512 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		pc.stats.add(r)
-		switch {
-		case r == 0xFFFE:
-			// pdfium's mark for a hyphen that ends a line.
-			r = '-'
-		case unicode.IsControl(r) && !unicode.IsSpace(r):
-			// A symbol font's glyph code with no Unicode value (a bullet,
-			// a check box): kept as a private-use character.
-			r = 0xF000 + r
-		}
-		if r == 0 || unicode.IsSpace(r) || r == 0xFEFF || r == 0x200B {
-			flush()
-			continue
-		}
-		box, err := inst.FPDFText_GetLooseCharBox(&requests.FPDFText_GetLooseCharBox{TextPage: tp.TextPage, Index: i})
-		if err != nil {
-			flush()
-			continue
-		}
-		g := glyph{r: r, index: i, box: tr.rect(float64(box.Rect.Left), float64(box.Rect.Bottom), float64(box.Rect.Right), float64(box.Rect.Top))}
-		if g.box.w() <= 0 && g.box.h() <= 0 {
-			continue
-		}
-		if len(cur) > 0 && !adjacent(cur[len(cur)-1], g) {
-			flush()
-		}
-		if len(cur) > 0 && duplicate(cur[len(cur)-1], g) {
-			continue // drawn twice to look bold
-		}
-		if n := len(cur); n > 0 && g.r == 0x0644 && isAlef(cur[n-1].r) && sameBox(cur[n-1].box, g.box) {
-			// A lam-alef ligature comes out of pdfium as alef, lam: put
-			// the letters back in their order.
-			cur[n-1], g = g, cur[n-1]
-		}
-		cur = append(cur, g)
-	}
-	flush()
-	return nil
 }
 
 // adjacent reports whether g continues the word that ends with prev: on the
@@ -296,64 +180,6 @@ func isRTL(r rune) bool {
 	return unicode.In(r, unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana, unicode.Nko)
 }
 
-// makeWord turns glyphs into a word, with the font of its first glyph.
-func makeWord(inst pdfium.Pdfium, tp references.FPDF_TEXTPAGE, gs []glyph) (word, bool) {
-	var b strings.Builder
-	box := gs[0].box
-	rtl := 0
-	for _, g := range gs {
-		b.WriteRune(g.r)
-		box = box.union(g.box)
-		if isRTL(g.r) {
-			rtl++
-		}
-	}
-	w := word{text: b.String(), rect: box, rtl: rtl*2 > len(gs)}
-	// The glyph height stands in for the font size: pdfium's font size is
-	// the one set in the content stream, before the text matrix scales it.
-	hs := 0.0
-	for _, g := range gs {
-		hs = max(hs, g.box.h())
-	}
-	w.size = hs
-	if len(gs) > 1 {
-		// Text written along the page's height: glyphs stacked, not side by
-		// side.
-		first, last := gs[0].box, gs[len(gs)-1].box
-		if math.Abs(last.cy()-first.cy()) > math.Abs(last.cx()-first.cx()) {
-			w.vertical = true
-		}
-	}
-	if a, err := inst.FPDFText_GetCharAngle(&requests.FPDFText_GetCharAngle{TextPage: tp, Index: gs[0].index}); err == nil {
-		deg := math.Mod(float64(a.CharAngle)*180/math.Pi+360, 360)
-		if deg > 10 && deg < 350 && math.Abs(deg-180) > 10 {
-			w.vertical = true
-		}
-	}
-	if w.vertical {
-		w.size = min(box.w(), box.h())
-	}
-	if fi, err := inst.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp, Index: gs[0].index}); err == nil {
-		name := strings.ToLower(fi.FontName)
-		if i := strings.IndexByte(name, '+'); i >= 0 && i < 8 {
-			name = name[i+1:]
-		}
-		w.bold = fi.Flags&(1<<18) != 0 || strings.Contains(name, "bold") || strings.Contains(name, "black") ||
-			strings.Contains(name, "heavy") || strings.Contains(name, "semibold") || strings.Contains(name, "demi") ||
-			strings.HasSuffix(name, ",b") || strings.HasSuffix(name, "-b") || strings.Contains(name, "-bd") || texBold.MatchString(name)
-		w.italic = fi.Flags&(1<<6) != 0 || strings.Contains(name, "italic") || strings.Contains(name, "oblique") || texItalic.MatchString(name)
-		w.mono = fi.Flags&1 != 0 || strings.Contains(name, "mono") || strings.Contains(name, "courier") || strings.Contains(name, "consol")
-	}
-	if !w.bold {
-		if fw, err := inst.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: tp, Index: gs[0].index}); err == nil && fw.FontWeight >= 600 {
-			w.bold = true
-		}
-	}
-	return w, utf8.RuneCountInString(w.text) > 0
-}
-
-type point struct{ x, y float64 }
-
 // TeX's fonts say their weight and shape in their names: cmbx10 is bold
 // extended, sfti1000 text italic.
 var (
@@ -377,207 +203,6 @@ func (m matrix) then(n matrix) matrix {
 		c: m.c*n.a + m.d*n.c, d: m.c*n.b + m.d*n.d,
 		e: m.e*n.a + m.f*n.c + n.e, f: m.e*n.b + m.f*n.d + n.f,
 	}
-}
-
-// objectReader walks a page's objects for ruling lines and images.
-type objectReader struct {
-	ctx   context.Context
-	inst  pdfium.Pdfium
-	tr    pageTransform
-	pc    *pageContent
-	count int
-	fills []rect // filled rectangles: shaded cells, frames
-}
-
-func readObjects(ctx context.Context, inst pdfium.Pdfium, page references.FPDF_PAGE, tr pageTransform, pc *pageContent) error {
-	n, err := inst.FPDFPage_CountObjects(&requests.FPDFPage_CountObjects{Page: requests.Page{ByReference: &page}})
-	if err != nil {
-		return nil // no objects to read
-	}
-	or := &objectReader{ctx: ctx, inst: inst, tr: tr, pc: pc}
-	for i := range n.Count {
-		if or.count >= maxObjectsPerPage {
-			pc.truncated = true
-			break
-		}
-		o, err := inst.FPDFPage_GetObject(&requests.FPDFPage_GetObject{Page: requests.Page{ByReference: &page}, Index: i})
-		if err != nil {
-			continue
-		}
-		if err := or.object(o.PageObject, identity, 0); err != nil {
-			return err
-		}
-	}
-	pc.rules = append(pc.rules, fillRules(or.fills)...)
-	return nil
-}
-
-func (or *objectReader) object(obj references.FPDF_PAGEOBJECT, parent matrix, depth int) error {
-	or.count++
-	if or.count%256 == 0 && or.ctx.Err() != nil {
-		return or.ctx.Err()
-	}
-	t, err := or.inst.FPDFPageObj_GetType(&requests.FPDFPageObj_GetType{PageObject: obj})
-	if err != nil {
-		return nil
-	}
-	switch t.Type {
-	case enums.FPDF_PAGEOBJ_PATH:
-		or.path(obj, parent)
-	case enums.FPDF_PAGEOBJ_IMAGE:
-		if r, ok := or.bounds(obj, parent); ok && r.w() >= minImageSide && r.h() >= minImageSide {
-			or.pc.images = append(or.pc.images, r)
-		}
-	case enums.FPDF_PAGEOBJ_FORM:
-		if depth > 8 {
-			return nil
-		}
-		m := parent
-		if fm, err := or.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj}); err == nil {
-			m = toMatrix(fm.Matrix.A, fm.Matrix.B, fm.Matrix.C, fm.Matrix.D, fm.Matrix.E, fm.Matrix.F).then(parent)
-		}
-		n, err := or.inst.FPDFFormObj_CountObjects(&requests.FPDFFormObj_CountObjects{PageObject: obj})
-		if err != nil {
-			return nil
-		}
-		for i := range n.Count {
-			if or.count >= maxObjectsPerPage {
-				or.pc.truncated = true
-				return nil
-			}
-			c, err := or.inst.FPDFFormObj_GetObject(&requests.FPDFFormObj_GetObject{PageObject: obj, Index: uint64(i)})
-			if err != nil {
-				continue
-			}
-			if err := or.object(c.PageObject, m, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func toMatrix(a, b, c, d, e, f float32) matrix {
-	return matrix{float64(a), float64(b), float64(c), float64(d), float64(e), float64(f)}
-}
-
-// bounds is an object's box on the displayed page.
-func (or *objectReader) bounds(obj references.FPDF_PAGEOBJECT, parent matrix) (rect, bool) {
-	b, err := or.inst.FPDFPageObj_GetBounds(&requests.FPDFPageObj_GetBounds{PageObject: obj})
-	if err != nil {
-		return rect{}, false
-	}
-	return or.place(parent, float64(b.Left), float64(b.Bottom), float64(b.Right), float64(b.Top)), true
-}
-
-// place maps a box in a form's space to the displayed page.
-func (or *objectReader) place(m matrix, x0, y0, x1, y1 float64) rect {
-	var r rect
-	for i, p := range [][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
-		x, y := m.apply(p[0], p[1])
-		x, y = or.tr.point(x, y)
-		if i == 0 {
-			r = rect{x, y, x, y}
-		} else {
-			r = r.union(rect{x, y, x, y})
-		}
-	}
-	return r
-}
-
-// thin is the widest a filled box may be and still read as a line.
-const thin = 3.0
-
-// checkBox is the largest side of a small square drawn next to text.
-const checkBox = 12.0
-
-// path records a path's ruling lines: thin filled boxes, stroked
-// horizontal and vertical segments, and the edges of filled rectangles
-// (shaded cells and frames).
-func (or *objectReader) path(obj references.FPDF_PAGEOBJECT, parent matrix) {
-	dm, err := or.inst.FPDFPath_GetDrawMode(&requests.FPDFPath_GetDrawMode{PageObject: obj})
-	if err != nil {
-		return
-	}
-	filled := dm.FillMode != enums.FPDF_FILLMODE_NONE
-	stroked := dm.Stroke
-	if filled && !stroked {
-		if c, err := or.inst.FPDFPageObj_GetFillColor(&requests.FPDFPageObj_GetFillColor{PageObject: obj}); err == nil && (c.FillColor.A < 16 || white(c.FillColor.R, c.FillColor.G, c.FillColor.B)) {
-			return
-		}
-	}
-	if stroked {
-		if c, err := or.inst.FPDFPageObj_GetStrokeColor(&requests.FPDFPageObj_GetStrokeColor{PageObject: obj}); err == nil && (c.StrokeColor.A < 16 || white(c.StrokeColor.R, c.StrokeColor.G, c.StrokeColor.B)) {
-			stroked = false
-			if !filled {
-				return
-			}
-		}
-	}
-	if !filled && !stroked {
-		return
-	}
-	box, ok := or.bounds(obj, parent)
-	if !ok {
-		return
-	}
-	if box.h() <= thin && box.w() > thin {
-		or.addRule(true, box.cy(), box.x0, box.x1)
-		return
-	}
-	if box.w() <= thin && box.h() > thin {
-		or.addRule(false, box.cx(), box.y0, box.y1)
-		return
-	}
-	if box.w() <= thin && box.h() <= thin {
-		return
-	}
-	// A larger path: read its segments.
-	n, err := or.inst.FPDFPath_CountSegments(&requests.FPDFPath_CountSegments{PageObject: obj})
-	if err != nil || n.Count <= 0 || n.Count > maxSegmentsPerPath {
-		return
-	}
-	m := parent
-	if pm, err := or.inst.FPDFPageObj_GetMatrix(&requests.FPDFPageObj_GetMatrix{PageObject: obj}); err == nil {
-		m = toMatrix(pm.Matrix.A, pm.Matrix.B, pm.Matrix.C, pm.Matrix.D, pm.Matrix.E, pm.Matrix.F).then(parent)
-	}
-	var sub []point
-	curved := false
-	endSub := func() {
-		if len(sub) >= 2 && !curved {
-			or.subpath(sub, filled, stroked)
-		}
-		sub, curved = sub[:0], false
-	}
-	for i := range n.Count {
-		s, err := or.inst.FPDFPath_GetPathSegment(&requests.FPDFPath_GetPathSegment{PageObject: obj, Index: i})
-		if err != nil {
-			return
-		}
-		p, err := or.inst.FPDFPathSegment_GetPoint(&requests.FPDFPathSegment_GetPoint{PathSegment: s.PathSegment})
-		if err != nil {
-			return
-		}
-		st, err := or.inst.FPDFPathSegment_GetType(&requests.FPDFPathSegment_GetType{PathSegment: s.PathSegment})
-		if err != nil {
-			return
-		}
-		x, y := m.apply(float64(p.X), float64(p.Y))
-		x, y = or.tr.point(x, y)
-		switch st.Type {
-		case enums.FPDF_SEGMENT_MOVETO:
-			endSub()
-			sub = append(sub, point{x, y})
-		case enums.FPDF_SEGMENT_LINETO:
-			sub = append(sub, point{x, y})
-		default:
-			curved = true
-		}
-		if cl, err := or.inst.FPDFPathSegment_GetClose(&requests.FPDFPathSegment_GetClose{PathSegment: s.PathSegment}); err == nil && cl.IsClose && len(sub) > 0 {
-			sub = append(sub, sub[0])
-		}
-	}
-	endSub()
 }
 
 func (or *objectReader) subpath(pts []point, filled, stroked bool) {
@@ -666,5 +291,3 @@ func (or *objectReader) addRule(horizontal bool, pos, from, to float64) {
 		or.pc.rules = append(or.pc.rules, rule{horizontal: horizontal, pos: pos, from: from, to: to})
 	}
 }
-
-func white(r, g, b uint) bool { return r >= 245 && g >= 245 && b >= 245 }

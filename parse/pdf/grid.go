@@ -16,9 +16,10 @@ import (
 // columnCuts returns the x positions between the columns of a table region,
 // given its text rows (words left to right). A gap counts when at most one
 // row in six crosses it (a header spanning columns, a long cell) and it is
-// at least half a line high, or at least a sixth of one with the next
-// column's words starting at the same x in two rows or more.
-func columnCuts(rows [][]*word) []float64 {
+// at least half a line high; in a region known to be a table (ruled), a
+// narrower gap counts too when the next column's words start at the same x
+// in two rows or more (a cell filled to its edge).
+func columnCuts(rows [][]*word, ruled bool) []float64 {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -66,7 +67,7 @@ func columnCuts(rows [][]*word) []float64 {
 		a, b := lo+float64(i)*step, lo+float64(j)*step
 		if i > 0 && j < n {
 			w := b - a
-			if w >= 0.5*size || w >= 0.15*size && alignedStarts(rows, b) >= 2 {
+			if w >= 0.5*size || ruled && w >= 0.25*size && alignedStarts(rows, b) >= 2 {
 				cuts = append(cuts, (a+b)/2)
 			}
 		}
@@ -96,48 +97,32 @@ func columnOf(cuts []float64, x float64) int {
 
 // splitBand splits a band of text rows (the space between two ruling
 // lines) into one table row per text row when it holds several rows of a
-// table rather than one row of wrapped cells: two columns or more with
-// three text rows or more each, or with two numbers or more.
+// table rather than one row of wrapped cells: four text rows or more, with
+// two columns or more filled in at least 70% of them. Wrapped cells fill
+// one column deeply and the others little.
 func splitBand(rows [][]*word, cuts []float64) [][][]*word {
-	if len(rows) < 2 {
+	if len(rows) < 4 {
 		return [][][]*word{rows}
 	}
 	ncol := len(cuts) + 1
-	lines := make([]int, ncol)
-	numbers := make([]int, ncol)
+	filled := make([]int, ncol)
 	for _, r := range rows {
-		text := make([]string, ncol)
+		seen := make([]bool, ncol)
 		for _, w := range r {
 			c := columnOf(cuts, w.cx())
-			text[c] += w.text
-		}
-		for c, t := range text {
-			if t != "" {
-				lines[c]++
-				if numeric(t) {
-					numbers[c]++
-				}
+			if !seen[c] {
+				seen[c] = true
+				filled[c]++
 			}
 		}
 	}
-	many, num := 0, 0
-	for c := range ncol {
-		if lines[c] >= 3 {
-			many++
-		}
-		if lines[c] >= 2 {
-			num++
+	dense := 0
+	for _, f := range filled {
+		if f*10 >= len(rows)*7 {
+			dense++
 		}
 	}
-	splitIt := many >= 2
-	if !splitIt && num >= 2 {
-		for c := range ncol {
-			if numbers[c] >= 2 {
-				splitIt = true
-			}
-		}
-	}
-	if !splitIt {
+	if dense < 2 {
 		return [][][]*word{rows}
 	}
 	out := make([][][]*word, len(rows))
@@ -301,7 +286,7 @@ func ruledTable(fam []rule, words []*word) *tableGrid {
 		}
 	}
 	rows := buildRows(inside)
-	cuts := columnCuts(rows)
+	cuts := columnCuts(rows, true)
 	if len(cuts) == 0 {
 		return nil
 	}

@@ -225,6 +225,7 @@ func isBullet(s string) bool {
 
 // buildLines makes the lines of a page.
 func buildLines(words []*word) []*line {
+	alignBullets(words)
 	rows := buildRows(words)
 	near := func(r []*word, other []*word) bool {
 		if len(other) == 0 || other[0].vertical || r[0].vertical {
@@ -245,6 +246,32 @@ func buildLines(words []*word) []*line {
 		lines = append(lines, splitRow(row, above, below)...)
 	}
 	return lines
+}
+
+// alignBullets gives each bullet the vertical extent of the text it marks:
+// a symbol font's glyph box can be much taller than the text beside it,
+// and would otherwise not share its row.
+func alignBullets(words []*word) {
+	for _, b := range words {
+		if !isBullet(b.text) || b.vertical {
+			continue
+		}
+		var next *word
+		for _, w := range words {
+			if w == b || w.vertical || w.x0 < b.x1-0.5 || w.x0-b.x1 > 3*max(w.size, b.h()) {
+				continue
+			}
+			if d := math.Abs(w.cy() - b.cy()); d > 0.6*max(w.h(), b.h()) {
+				continue
+			}
+			if next == nil || w.x0 < next.x0 {
+				next = w
+			}
+		}
+		if next != nil {
+			b.y0, b.y1, b.size = next.y0, next.y1, next.size
+		}
+	}
 }
 
 // block is a unit of the page in reading order: a paragraph, heading, list

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/klippa-app/go-pdfium"
-	pdfiumerrors "github.com/klippa-app/go-pdfium/errors"
 	"github.com/klippa-app/go-pdfium/references"
 	"github.com/klippa-app/go-pdfium/requests"
 
@@ -123,15 +122,17 @@ func (r *reader) classify(ctx context.Context, err error) error {
 
 // openError classifies pdfium's refusal to open a file.
 func openError(err error) error {
-	switch {
-	case errors.Is(err, pdfiumerrors.ErrPassword):
+	var pe pdfiumError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch int(pe) {
+	case errPassword:
 		return sanad.Wrap(err, sanad.CodeParserEncrypted, op, "the PDF is encrypted and needs a password")
-	case errors.Is(err, pdfiumerrors.ErrSecurity):
+	case errSecurity:
 		return sanad.Wrap(err, sanad.CodeParserEncrypted, op, "the PDF is encrypted with an unsupported security handler")
-	case errors.Is(err, pdfiumerrors.ErrFormat):
+	case errFormat:
 		return sanad.Wrap(err, sanad.CodeParserUnsupported, op, "not a readable PDF: the file is damaged or truncated")
-	case errors.Is(err, pdfiumerrors.ErrFile):
-		return sanad.Wrap(err, sanad.CodeParserUnsupported, op, "not a readable PDF: the file could not be read")
 	}
 	return sanad.Wrap(err, sanad.CodeParserUnsupported, op, "not a readable PDF: "+err.Error())
 }
@@ -166,30 +167,30 @@ const pagesPerJob = 6
 // pages and reads the first share; when there are enough pages, more
 // instances read the other shares side by side.
 func (r *reader) read(ctx context.Context) error {
-	counted := make(chan int, 1)
+	counted := make(chan struct{}, 1)
 	first := make(chan error, 1)
 	var share [][2]int
 	go func() {
 		first <- r.pool.run(ctx, func(inst pdfium.Pdfium) error {
-			doc, err := r.open(inst)
-			if err != nil {
-				return err
-			}
-			defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
-			pc, err := inst.FPDF_GetPageCount(&requests.FPDF_GetPageCount{Document: doc})
-			if err != nil {
-				return openError(err)
-			}
-			r.total = pc.PageCount
-			n := min(pc.PageCount, r.opts.MaxPages)
-			r.pages = make([]pageResult, n)
-			r.meta = readMeta(inst, doc)
-			jobs := min(max(n/pagesPerJob, 1), r.pool.Instances())
-			for i := range jobs {
-				share = append(share, [2]int{i * n / jobs, (i + 1) * n / jobs})
-			}
-			counted <- n
-			return r.readPages(ctx, inst, doc, share[0][0], share[0][1])
+			return r.withDocument(ctx, inst, func(s *session) error {
+				n, err := s.doc.pageCount()
+				if err != nil {
+					return openError(err)
+				}
+				if n <= 0 {
+					return sanad.Errorf(sanad.CodeParserUnsupported, op, "not a readable PDF: it has no pages")
+				}
+				r.total = n
+				n = min(n, r.opts.MaxPages)
+				r.pages = make([]pageResult, n)
+				r.meta = readMeta(s.doc)
+				jobs := min(max(n/pagesPerJob, 1), r.pool.Instances())
+				for i := range jobs {
+					share = append(share, [2]int{i * n / jobs, (i + 1) * n / jobs})
+				}
+				counted <- struct{}{}
+				return r.readPages(ctx, s, share[0][0], share[0][1])
+			})
 		})
 	}()
 	firstDone := false
@@ -208,12 +209,9 @@ func (r *reader) read(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			errs[i] = r.pool.run(ctx, func(inst pdfium.Pdfium) error {
-				doc, err := r.open(inst)
-				if err != nil {
-					return err
-				}
-				defer inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: doc})
-				return r.readPages(ctx, inst, doc, share[i][0], share[i][1])
+				return r.withDocument(ctx, inst, func(s *session) error {
+					return r.readPages(ctx, s, share[i][0], share[i][1])
+				})
 			})
 		}()
 	}
@@ -224,22 +222,49 @@ func (r *reader) read(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (r *reader) open(inst pdfium.Pdfium) (references.FPDF_DOCUMENT, error) {
-	d, err := inst.OpenDocument(&requests.OpenDocument{File: &r.data})
+// session is the document open in one instance.
+type session struct {
+	inst pdfium.Pdfium
+	doc  *pdfDoc
+	// wrapped is the same document opened through go-pdfium's API, for
+	// rendering pages for OCR; opened when first needed.
+	wrapped references.FPDF_DOCUMENT
+}
+
+// withDocument opens the file in inst for f.
+func (r *reader) withDocument(ctx context.Context, inst pdfium.Pdfium, f func(*session) error) error {
+	n, err := nativeOf(ctx, inst)
 	if err != nil {
-		return "", openError(err)
+		return err
 	}
-	return d.Document, nil
+	defer n.watch()()
+	doc, err := n.openDocument(r.data)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return openError(err)
+	}
+	s := &session{inst: inst, doc: doc}
+	defer func() {
+		if s.wrapped != "" {
+			inst.FPDF_CloseDocument(&requests.FPDF_CloseDocument{Document: s.wrapped})
+		}
+		if ctx.Err() == nil {
+			doc.close()
+		}
+	}()
+	return f(s)
 }
 
 // readPages reads pages [from, to), OCR included.
-func (r *reader) readPages(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, from, to int) error {
+func (r *reader) readPages(ctx context.Context, s *session, from, to int) error {
 	for i := from; i < to; i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		pr := &r.pages[i]
-		pc, err := readPage(ctx, inst, doc, i)
+		pc, err := readPage(s.doc, i)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -261,7 +286,7 @@ func (r *reader) readPages(ctx context.Context, inst pdfium.Pdfium, doc referenc
 			if r.opts.ForceOCR {
 				why = "OCR was requested for every page"
 			}
-			words, note, err := r.recognize(ctx, inst, doc, i, pc, why)
+			words, note, err := r.recognize(ctx, s, i, pc, why)
 			if err != nil {
 				return err
 			}
@@ -306,7 +331,7 @@ func (r *reader) ocrAvailable() error {
 // recognize renders page i and runs OCR on it. It returns the words found
 // (nil when OCR could not run) and the note to record. Only the context's
 // end is an error.
-func (r *reader) recognize(ctx context.Context, inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int, pc *pageContent, why string) ([]word, document.Note, error) {
+func (r *reader) recognize(ctx context.Context, s *session, i int, pc *pageContent, why string) ([]word, document.Note, error) {
 	page := i + 1
 	unavailable := document.Note{Page: page, Code: "ocr_unavailable", Text: fmt.Sprintf("page %d has no usable text layer and tesseract is not installed", page)}
 	if r.opts.ForceOCR {
@@ -315,7 +340,14 @@ func (r *reader) recognize(ctx context.Context, inst pdfium.Pdfium, doc referenc
 	if err := r.ocrAvailable(); err != nil {
 		return nil, unavailable, nil
 	}
-	img, err := renderPage(inst, doc, i)
+	if s.wrapped == "" {
+		d, err := s.inst.OpenDocument(&requests.OpenDocument{File: &r.data})
+		if err != nil {
+			return nil, document.Note{Page: page, Code: "ocr_failed", Text: fmt.Sprintf("page %d could not be rendered for OCR: %v", page, err)}, nil
+		}
+		s.wrapped = d.Document
+	}
+	img, err := renderPage(s.inst, s.wrapped, i)
 	if err != nil {
 		return nil, document.Note{Page: page, Code: "ocr_failed", Text: fmt.Sprintf("page %d could not be rendered for OCR: %v", page, err)}, nil
 	}
@@ -353,17 +385,13 @@ func renderPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, i int) (image.
 }
 
 // readMeta reads the document information dictionary.
-func readMeta(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) map[string]any {
+func readMeta(d *pdfDoc) map[string]any {
 	meta := map[string]any{}
 	for _, tag := range []struct{ tag, key string }{
 		{"Title", "title"}, {"Author", "author"}, {"Subject", "subject"}, {"Keywords", "keywords"},
 		{"Creator", "creator"}, {"Producer", "producer"}, {"CreationDate", "created"}, {"ModDate", "modified"},
 	} {
-		m, err := inst.FPDF_GetMetaText(&requests.FPDF_GetMetaText{Document: doc, Tag: tag.tag})
-		if err != nil {
-			continue
-		}
-		v := strings.TrimSpace(strings.ReplaceAll(m.Value, "\x00", ""))
+		v := strings.TrimSpace(strings.ReplaceAll(d.metaText(tag.tag), "\x00", ""))
 		if v == "" {
 			continue
 		}
@@ -374,8 +402,8 @@ func readMeta(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT) map[string]any {
 		}
 		meta[tag.key] = v
 	}
-	if v, err := inst.FPDF_GetFileVersion(&requests.FPDF_GetFileVersion{Document: doc}); err == nil && v.FileVersion > 0 {
-		meta["pdf_version"] = fmt.Sprintf("%d.%d", v.FileVersion/10, v.FileVersion%10)
+	if v := d.fileVersion(); v > 0 {
+		meta["pdf_version"] = fmt.Sprintf("%d.%d", v/10, v%10)
 	}
 	return meta
 }

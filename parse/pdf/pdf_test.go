@@ -41,9 +41,15 @@ func parseFile(tb testing.TB, path string) *document.Document {
 
 // noOCR stands for an OCR engine that is not installed, so that the
 // quality tests measure the text layer alone on every machine.
-var noOCR = OCRFunc(func(context.Context, image.Image) ([]OCRWord, error) {
+var noOCR OCR = absentOCR{}
+
+type absentOCR struct{}
+
+func (absentOCR) Available() error { return ErrOCRUnavailable }
+
+func (absentOCR) Recognize(context.Context, image.Image) ([]OCRWord, error) {
 	return nil, ErrOCRUnavailable
-})
+}
 
 func TestPDFMatchesDoclingGroundTruth(t *testing.T) {
 	dir := sharedtest.Dir(t, "docparse", "docling", "tests", "data", "pdf")

@@ -156,7 +156,10 @@ func (p *Pool) start(ctx context.Context) (pdfium.Pool, error) {
 var errPoolClosed = errors.New("pdf: pool is closed")
 
 func (p *Pool) compile() (pdfium.Pool, error) {
-	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(uint32(min(p.cfg.MemoryLimit>>16, 65536)))
+	rc := wazero.NewRuntimeConfig().
+		WithMemoryLimitPages(uint32(min(p.cfg.MemoryLimit>>16, 65536))).
+		// A call made with a context that ends is stopped (see native).
+		WithCloseOnContextDone(true)
 	if p.cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(p.cfg.CacheDir)
 		if err != nil {
@@ -169,6 +172,10 @@ func (p *Pool) compile() (pdfium.Pool, error) {
 		MaxIdle:       0,
 		MaxTotal:      p.cfg.Instances + spareInstances,
 		RuntimeConfig: rc,
+		// No file system: pdfium reads the document from memory and needs
+		// no system fonts (looking for them in every new instance is slow),
+		// and a parser of untrusted files has no business with the disk.
+		FSConfig: wazero.NewFSConfig(),
 		// A fresh instance per job: nothing one document leaves behind in
 		// pdfium's memory reaches the next.
 		ReuseWorkers: false,
@@ -178,10 +185,6 @@ func (p *Pool) compile() (pdfium.Pool, error) {
 	}
 	return w, nil
 }
-
-// errAbandoned reports a job still running on its instance when the
-// caller's context ended.
-var errAbandoned = errors.New("pdf: pdfium call abandoned at the deadline")
 
 // run runs job on a fresh instance and returns its error. When ctx ends
 // first, run returns ctx's error at once; the job is expected to notice ctx

@@ -545,13 +545,8 @@ func streamTables(lines []*line, pageWidth float64) []*tableGrid {
 			j++
 		}
 		run := rows[i : last+1]
-		if t := columnTable(run); t != nil {
-			tables = append(tables, t)
-			for _, r := range run {
-				for _, l := range r {
-					l.used = true
-				}
-			}
+		if ts := regionTables(run, pageWidth); len(ts) > 0 {
+			tables = append(tables, ts...)
 			i = last + 1
 			continue
 		}
@@ -641,9 +636,80 @@ func numeric(s string) bool {
 	return d > 0 && d >= other
 }
 
+// regionTables makes tables of a run of rows. A gap between columns much
+// wider than the others (a fifth of the page, three times the next widest)
+// parts two regions side by side (a table beside a page column of text, or
+// two tables), each tried on its own. The lines of a table made are marked
+// used.
+func regionTables(run [][]*line, pageWidth float64) []*tableGrid {
+	var ls []*line
+	for _, r := range run {
+		ls = append(ls, r...)
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].x0 < ls[j].x0 })
+	// Gaps in the horizontal projection of the lines.
+	type gap struct{ a, b float64 }
+	var gaps []gap
+	reach := ls[0].x1
+	for _, l := range ls[1:] {
+		if l.x0 > reach {
+			gaps = append(gaps, gap{reach, l.x0})
+		}
+		reach = max(reach, l.x1)
+	}
+	if len(gaps) >= 1 {
+		widest, second := -1, 0.0
+		for i, g := range gaps {
+			if widest < 0 || g.b-g.a > gaps[widest].b-gaps[widest].a {
+				if widest >= 0 {
+					second = max(second, gaps[widest].b-gaps[widest].a)
+				}
+				widest = i
+			} else {
+				second = max(second, g.b-g.a)
+			}
+		}
+		g := gaps[widest]
+		if w := g.b - g.a; w > 0.2*pageWidth && w > 3*second {
+			cut := (g.a + g.b) / 2
+			var left, right [][]*line
+			for _, r := range run {
+				var lr, rr []*line
+				for _, l := range r {
+					if l.cx() < cut {
+						lr = append(lr, l)
+					} else {
+						rr = append(rr, l)
+					}
+				}
+				if len(lr) > 0 {
+					left = append(left, lr)
+				}
+				if len(rr) > 0 {
+					right = append(right, rr)
+				}
+			}
+			return append(regionTables(left, pageWidth), regionTables(right, pageWidth)...)
+		}
+	}
+	t := columnTable(run)
+	if t == nil {
+		return nil
+	}
+	for _, r := range run {
+		for _, l := range r {
+			l.used = true
+		}
+	}
+	return []*tableGrid{t}
+}
+
 // columnTable makes a table of a run of rows when their words fall into
 // at least two columns, each text row a table row.
 func columnTable(run [][]*line) *tableGrid {
+	if len(run) == 0 {
+		return nil
+	}
 	multi := 0
 	var rows [][]*word
 	var box rect
@@ -665,7 +731,7 @@ func columnTable(run [][]*line) *tableGrid {
 	if multi < 3 {
 		return nil
 	}
-	cuts := columnCuts(rows)
+	cuts := columnCuts(rows, false)
 	if len(cuts) == 0 {
 		return nil
 	}
