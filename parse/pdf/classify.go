@@ -266,15 +266,22 @@ func headingLevels(pages [][]*block) {
 	if len(sizes) == 0 {
 		return
 	}
-	distinct := slices.Compact(slices.Sorted(slices.Values(sizes)))
-	slices.Reverse(distinct)
+	// Sizes within a tenth of each other are one level.
+	sorted := slices.Sorted(slices.Values(sizes))
+	slices.Reverse(sorted)
+	var distinct []float64
+	for _, s := range sorted {
+		if len(distinct) == 0 || s < 0.9*distinct[len(distinct)-1] {
+			distinct = append(distinct, s)
+		}
+	}
 	rank := func(s float64) int {
 		for i, d := range distinct {
-			if s >= d-0.5 {
-				return i
+			if s >= 0.9*d {
+				return min(i, 3)
 			}
 		}
-		return len(distinct) - 1
+		return min(len(distinct)-1, 3)
 	}
 	// A title: the first heading of the document when it is the largest.
 	titleSet := false

@@ -313,3 +313,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseDeadlineMidDocument(t *testing.T) {
+	dir := sharedtest.Dir(t, "docparse", "docling", "tests", "data", "pdf", "sources")
+	data, err := os.ReadFile(filepath.Join(dir, "redp5110_sampled.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = Parse(context.Background(), data, Options{Pool: testPool, OCR: noOCR, Timeout: 50 * time.Millisecond})
+	if got := sanadCode(t, err); got != sanad.CodeTimeout {
+		t.Errorf("got %s (%v), want %s", got, err, sanad.CodeTimeout)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Parse returned after %v, want soon after its 50ms limit", d)
+	}
+	// The pool still works afterwards.
+	if _, err := Parse(context.Background(), buildPDF([]string{textStream("Hello")}, false), Options{Pool: testPool, OCR: noOCR}); err != nil {
+		t.Errorf("Parse after a timeout: %v", err)
+	}
+}

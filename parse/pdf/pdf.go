@@ -124,7 +124,8 @@ func (r *reader) classify(ctx context.Context, err error) error {
 func openError(err error) error {
 	var pe pdfiumError
 	if !errors.As(err, &pe) {
-		return err
+		// pdfium failed inside (a trap on a malformed file).
+		return sanad.Wrap(err, sanad.CodeParserUnsupported, op, "not a readable PDF: pdfium could not open it")
 	}
 	switch int(pe) {
 	case errPassword:
@@ -175,7 +176,10 @@ func (r *reader) read(ctx context.Context) error {
 			return r.withDocument(ctx, inst, func(s *session) error {
 				n, err := s.doc.pageCount()
 				if err != nil {
-					return openError(err)
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					return sanad.Wrap(err, sanad.CodeParserUnsupported, op, "not a readable PDF: its pages cannot be counted")
 				}
 				if n <= 0 {
 					return sanad.Errorf(sanad.CodeParserUnsupported, op, "not a readable PDF: it has no pages")
@@ -245,6 +249,7 @@ func (r *reader) withDocument(ctx context.Context, inst pdfium.Pdfium, f func(*s
 		}
 		return openError(err)
 	}
+
 	s := &session{inst: inst, doc: doc}
 	defer func() {
 		if s.wrapped != "" {
@@ -435,10 +440,7 @@ func pdfDate(s string) (time.Time, bool) {
 // Short labels lying inside a figure (an image smaller than the page) are
 // part of the figure, not of the text: they are left out, and counted.
 func layoutPage(pc *pageContent, ocr bool) (blocks []*block, figureWords int) {
-	words := make([]*word, len(pc.words))
-	for i := range pc.words {
-		words[i] = &pc.words[i]
-	}
+	words := dedupe(pc.words)
 	var items []*block
 	rtlPage := rtlShare(words) > 0.5
 	lattice := latticeTables(pc.rules, words)
@@ -520,6 +522,30 @@ func label(b *block, figures []rect) bool {
 		}
 	}
 	return false
+}
+
+// dedupe drops words drawn twice over themselves (a shadow, or bold
+// faked by printing twice): the same text in nearly the same box.
+func dedupe(ws []word) []*word {
+	out := make([]*word, 0, len(ws))
+	seen := map[string][]*word{}
+	for i := range ws {
+		w := &ws[i]
+		dup := false
+		for _, o := range seen[w.text] {
+			ox, oy := o.overlapX(w.rect), o.overlapY(w.rect)
+			if ox > 0 && oy > 0 && ox*oy > 0.6*w.w()*w.h() {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		seen[w.text] = append(seen[w.text], w)
+		out = append(out, w)
+	}
+	return out
 }
 
 // insideAny reports whether a ruling line lies within one of the tables.
