@@ -249,7 +249,8 @@ func TestGarbled(t *testing.T) {
 		{"unmapped glyphs", strings.Repeat("ab\x00\x00 ", 20), true},
 		{"replacement characters", english + strings.Repeat("\uFFFD", 40), true},
 		{"private use", english[:100] + strings.Repeat("\uE001\uE002 ", 10), true},
-		{"control codes", english[:100] + strings.Repeat("\x01\x02\x03", 5), true},
+		{"control codes", english[:100] + strings.Repeat("\x01\x02\x03", 12), true},
+		{"a few symbol-font bullets", english + strings.Repeat("\x84 ", 4), false},
 		{"symbols", strings.Repeat("#$%&*+<=>@[]^_{|}~ ", 5), true},
 		{"consonant soup", strings.Repeat("Xkcd bbrt ztkl mnvw qrst ", 6), true},
 	}

@@ -166,8 +166,11 @@ func stacked(a, b rect) bool {
 	return gap <= 0.3*w && gap > -0.3*min(a.h(), b.h()) && a.overlapY(b) < 0.5*min(a.h(), b.h())
 }
 
+// duplicate reports whether g is prev drawn again in the same place (bold
+// faked by printing twice). Right-to-left scripts are left alone: their
+// joining glyphs can repeat in place legitimately.
 func duplicate(prev, g glyph) bool {
-	return prev.r == g.r && math.Abs(prev.box.x0-g.box.x0) < 0.5 && math.Abs(prev.box.y0-g.box.y0) < 0.5
+	return prev.r == g.r && !isRTL(g.r) && math.Abs(prev.box.x0-g.box.x0) < 0.5 && math.Abs(prev.box.y0-g.box.y0) < 0.5
 }
 
 func isAlef(r rune) bool { return r == 0x0622 || r == 0x0623 || r == 0x0625 || r == 0x0627 }

@@ -259,12 +259,13 @@ func isVowel(r rune) bool {
 
 // Thresholds of [garbled]: a text layer is not trusted when more than
 // maxUnmapped of its characters have no Unicode value, more than maxControl
-// are non-printing, fewer than minAlnum are letters or digits, or its Latin
+// are non-printing (a symbol font's bullets and boxes come out as control
+// codes, so a few are normal), fewer than minAlnum are letters or digits, or its Latin
 // letters have fewer vowels than minVowels or more than maxVowels (natural
 // languages written in Latin script lie between about 0.25 and 0.55).
 const (
 	maxUnmapped      = 0.10
-	maxControl       = 0.05
+	maxControl       = 0.15
 	minAlnum         = 0.40
 	minVowels        = 0.12
 	maxVowels        = 0.70

@@ -684,6 +684,35 @@ func title(meta map[string]any, bs []document.Block) string {
 	return text
 }
 
+// headerRows is 1 when a table's first row reads as its header: words
+// only, above rows that hold numbers.
+func headerRows(t *document.TableData) int {
+	if len(t.Rows) < 2 {
+		return 0
+	}
+	filled := 0
+	for _, c := range t.Rows[0] {
+		if c.Text == "" {
+			continue
+		}
+		if numeric(c.Text) {
+			return 0
+		}
+		filled++
+	}
+	if filled == 0 {
+		return 0
+	}
+	for _, r := range t.Rows[1:] {
+		for _, c := range r {
+			if numeric(c.Text) {
+				return 1
+			}
+		}
+	}
+	return 0
+}
+
 // documentBlock converts a block.
 func (b *block) documentBlock() (document.Block, bool) {
 	out := document.Block{Page: b.page, BBox: b.bbox()}
@@ -697,6 +726,7 @@ func (b *block) documentBlock() (document.Block, bool) {
 		}
 		out.Kind = document.Table
 		b.table.data.Caption = b.caption
+		b.table.data.HeaderRows = headerRows(b.table.data)
 		out.Table = b.table.data
 	case kImage:
 		out.Kind = document.Image

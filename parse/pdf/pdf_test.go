@@ -18,13 +18,14 @@ import (
 )
 
 // doclingFloor is the mean similarity TestPDFMatchesDoclingGroundTruth
-// must keep: the measured mean (0.92 on the 11 files with ground truth)
+// must keep: the measured mean (0.933 on the 11 files with ground truth)
 // minus a margin of 0.01.
-const doclingFloor = 0.91
+const doclingFloor = 0.92
 
 // tableCellFloor is the share of expected table cells TestPDFTableCells
-// must recover: the measured share minus a margin of 0.02.
-const tableCellFloor = 0.0
+// must recover: the measured share (0.938 of 2,057 cells) minus a margin of
+// 0.02.
+const tableCellFloor = 0.92
 
 func parseFile(tb testing.TB, path string) *document.Document {
 	tb.Helper()
