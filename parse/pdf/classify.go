@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -481,11 +480,6 @@ func attachCaptions(bs []*block) {
 			b.caption = best.text
 		}
 	}
-}
-
-// sortByY orders blocks top to bottom.
-func sortByY(bs []*block) {
-	sort.SliceStable(bs, func(i, j int) bool { return bs[i].y0 < bs[j].y0 })
 }
 
 // orderedLists settles numbered items: a run of items numbered 1, 2, 3…

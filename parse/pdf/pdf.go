@@ -155,7 +155,6 @@ type reader struct {
 
 // pageResult is what one page gave.
 type pageResult struct {
-	read   bool
 	height float64
 	blocks []*block
 	notes  []document.Note
@@ -277,7 +276,6 @@ func (r *reader) readPages(ctx context.Context, s *session, from, to int) error 
 			pr.notes = append(pr.notes, document.Note{Page: i + 1, Code: "page_unreadable", Text: fmt.Sprintf("page %d could not be read: %v", i+1, err)})
 			continue
 		}
-		pr.read = true
 		pr.height = pc.height
 		if pc.truncated {
 			pr.notes = append(pr.notes, document.Note{Page: i + 1, Code: "truncated", Text: fmt.Sprintf("page %d has more text or drawing objects than are read; the rest were left out", i+1)})

@@ -184,6 +184,10 @@ func covered(rs []rule, pos, a, b float64) float64 {
 	return total / (b - a)
 }
 
+// gridTable makes the table of one group of ruling lines that meet: the
+// grid of their positions, cells the lines do not separate merged, words
+// placed by their centres. It returns nil for a frame around text (fewer
+// than two columns, or fewer than three cells with text).
 func gridTable(hs, vs []rule, words []*word) *tableGrid {
 	var hx, vx []float64
 	left, right := math.Inf(1), math.Inf(-1)
@@ -509,10 +513,9 @@ func cellText(ws []*word) string {
 	return joinLines(parts, false)
 }
 
-// streamTables finds tables without ruling lines: runs of rows whose text
-// falls into the same columns. hrules (horizontal ruling lines, as in a
-// table with rules only above and below) only widen what counts as one
-// table.
+// streamTables finds tables without ruling lines: runs of close rows with
+// several short cells each (a lone short line inside a run is a label row
+// or a wrapped cell) whose text falls into the same columns.
 func streamTables(lines []*line, pageWidth float64) []*tableGrid {
 	var free []*line
 	for _, l := range lines {
@@ -745,16 +748,6 @@ func columnTable(run [][]*line) *tableGrid {
 		return nil
 	}
 	return &tableGrid{rect: box, data: data}
-}
-
-// colOf is the column a line lies in, or -1 if it crosses a gap.
-func colOf(cols [][2]float64, l *line) int {
-	for i, c := range cols {
-		if l.x0 >= c[0]-1 && l.x1 <= c[1]+1 {
-			return i
-		}
-	}
-	return -1
 }
 
 // joinLines joins the lines of a paragraph: a hyphen that breaks a word at
