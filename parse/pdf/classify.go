@@ -76,12 +76,33 @@ func presentation(r rune) bool {
 func (b *block) finish() {
 	b.size, b.bold, b.mono = 0, true, true
 	var parts []string
+	pitched, pitch := true, 0.0
+	glyphs := 0
+	distinct := map[rune]bool{}
 	for _, l := range b.lines {
 		b.size = max(b.size, l.size)
 		b.bold = b.bold && l.bold
 		b.mono = b.mono && l.mono
+		switch {
+		case l.pitch < 0:
+			pitched = false
+		case l.pitch > 0 && pitch == 0:
+			pitch = l.pitch
+		case l.pitch > 0:
+			pitched = pitched && samePitch(l.pitch, pitch)
+		}
+		for _, r := range l.text {
+			if r != ' ' {
+				glyphs++
+				distinct[r] = true
+			}
+		}
 		parts = append(parts, normalize(l.text))
 	}
+	// Lines whose glyphs all share one width are code even when the font
+	// does not say it is fixed-width; a dozen glyphs of some variety make
+	// the judgement safe.
+	b.mono = b.mono || pitched && pitch > 0 && glyphs >= 12 && len(distinct) >= 6
 	if b.mono && len(b.lines) >= 2 {
 		b.kind = kCode
 		b.text = codeText(b)
@@ -134,7 +155,7 @@ func codeText(b *block) string {
 // short of the block's right edge, or the next line is indented as a
 // paragraph's first line.
 func splitParagraphs(b *block) []*block {
-	if len(b.lines) < 3 || b.mono {
+	if len(b.lines) < 3 || codeBlock(b) {
 		return []*block{b}
 	}
 	var out []*block
@@ -150,6 +171,19 @@ func splitParagraphs(b *block) []*block {
 		}
 	}
 	return append(out, sub(b, start, len(b.lines)))
+}
+
+// codeBlock reports whether a block's lines may all be code: none set in
+// a proportional font, one at least in a fixed-width one.
+func codeBlock(b *block) bool {
+	any := false
+	for _, l := range b.lines {
+		if proportional(l) {
+			return false
+		}
+		any = any || code(l)
+	}
+	return any
 }
 
 func sub(b *block, i, j int) *block {

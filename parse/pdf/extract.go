@@ -44,6 +44,10 @@ type word struct {
 	rtl      bool // the word is in a right-to-left script
 	vertical bool // the word is not written left to right along the page
 	inTable  bool // the word is a table cell's
+	// pitch is the width every glyph of the word has, or -1 when their
+	// widths differ: a line of words with one pitch is set in a
+	// fixed-width font even when the font does not say so.
+	pitch float64
 }
 
 // rule is a ruling line: horizontal (y0 == y1) or vertical (x0 == x1).

@@ -17,7 +17,8 @@ type line struct {
 	size   float64 // the largest word size
 	bold   bool    // every word is bold
 	italic bool
-	mono   bool
+	mono   bool    // every word's font says it is fixed-width
+	pitch  float64 // the width all its glyphs share, -1 if none, 0 if unknown
 	rtl    bool
 	text   string // in reading order
 	used   bool   // taken into a table
@@ -97,8 +98,8 @@ func splitRow(ws []*word, above, below []*word) []*line {
 			h := max(min(prev.size, w.size), 1)
 			gap := w.x0 - prev.x1
 			limit := lineGap * h
-			if prev.mono && w.mono {
-				limit = 4 * h // code aligned with spaces
+			if prev.mono && w.mono || samePitch(prev.pitch, w.pitch) {
+				limit = 6 * h // code aligned with spaces
 			}
 			if gap > limit && !(len(cur) == 1 && isMarker(cur[0].text) && gap < 4*h) && !bridged(prev.x1, w.x0, h, above, below) {
 				emit()
@@ -111,28 +112,26 @@ func splitRow(ws []*word, above, below []*word) []*line {
 }
 
 // bridged reports whether the neighbouring rows (nil when there is none
-// close by) all have a word across the middle of the gap [a, b].
+// close by) have words across the middle of the gap [a, b]: any of them
+// for a gap under one and a half line heights (a justified line's wide
+// space), all of them for a wider one.
 func bridged(a, b, h float64, above, below []*word) bool {
 	if b-a >= 3*h || above == nil && below == nil {
 		return false
 	}
 	mid := (a + b) / 2
-	for _, row := range [][]*word{above, below} {
-		if row == nil {
-			continue
-		}
-		across := false
+	across := func(row []*word) bool {
 		for _, w := range row {
 			if w.x0 < mid && w.x1 > mid {
-				across = true
-				break
+				return true
 			}
 		}
-		if !across {
-			return false
-		}
+		return false
 	}
-	return true
+	if b-a < 1.5*h {
+		return above != nil && across(above) || below != nil && across(below)
+	}
+	return (above == nil || across(above)) && (below == nil || across(below))
 }
 
 // isMarker reports whether a word is a list bullet or number.
@@ -160,7 +159,33 @@ func newLine(ws []*word) *line {
 	}
 	l.rtl = rtl*2 > letters
 	l.text = joinWords(ws, l.rtl)
+	l.pitch = linePitch(ws)
 	return l
+}
+
+// linePitch is the width all of a line's glyphs share, -1 when they differ,
+// or 0 when no word can tell (see pitch).
+func linePitch(ws []*word) float64 {
+	p := 0.0
+	for _, w := range ws {
+		if w.pitch < 0 {
+			return -1
+		}
+		if w.pitch == 0 {
+			continue
+		}
+		if p == 0 {
+			p = w.pitch
+		} else if math.Abs(w.pitch-p) > 0.03*p {
+			return -1
+		}
+	}
+	return p
+}
+
+// samePitch reports whether two pitches are one fixed width.
+func samePitch(a, b float64) bool {
+	return a > 0 && b > 0 && math.Abs(a-b) <= 0.03*max(a, b)
 }
 
 // joinWords joins a line's words in reading order: right to left for a
@@ -327,12 +352,13 @@ func buildBlocks(lines []*line) []*block {
 	})
 	var blocks []*block
 	for _, l := range ls {
-		// The nearest block above that overlaps l horizontally.
+		// The nearest block above that overlaps l horizontally (its last
+		// line may be short, or indented like code).
 		var best *block
 		bestGap := 0.0
 		for _, b := range blocks {
 			last := b.lines[len(b.lines)-1]
-			if last.overlapX(l.rect) <= 0 {
+			if b.overlapX(l.rect) <= 0 {
 				continue
 			}
 			gap := l.y0 - last.y1
@@ -374,7 +400,7 @@ func joins(b *block, l *line, gap float64) bool {
 	if last.bold != l.bold && (len(b.lines) == 1 || l.bold) && !(len(l.words) <= 2 && !l.bold) {
 		return false
 	}
-	if last.mono != l.mono {
+	if code(last) && proportional(l) || proportional(last) && code(l) || last.pitch > 0 && l.pitch > 0 && !samePitch(last.pitch, l.pitch) {
 		return false
 	}
 	// A line set apart by style (all italic, or all bold, above text that
@@ -391,6 +417,13 @@ func joins(b *block, l *line, gap float64) bool {
 	}
 	return true
 }
+
+// code reports whether a line may be code: its font is fixed-width, or its
+// glyphs all have one width.
+func code(l *line) bool { return l.mono || l.pitch > 0 }
+
+// proportional reports whether a line is set in a proportional font.
+func proportional(l *line) bool { return !l.mono && l.pitch < 0 }
 
 // startsItem reports whether a line begins a list item.
 func startsItem(s string) bool {

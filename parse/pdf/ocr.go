@@ -187,7 +187,7 @@ func ocrWords(ws []OCRWord, scale float64) []word {
 			y0, y1 = s.y0, s.y1
 		}
 		r := rect{float64(w.Box.Min.X) * scale, float64(y0) * scale, float64(w.Box.Max.X) * scale, float64(y1) * scale}
-		out = append(out, word{text: w.Text, rect: r, size: r.h(), rtl: rtlText(w.Text)})
+		out = append(out, word{text: w.Text, rect: r, size: r.h(), rtl: rtlText(w.Text), pitch: -1})
 	}
 	return out
 }

@@ -18,9 +18,9 @@ import (
 )
 
 // doclingFloor is the mean similarity TestPDFMatchesDoclingGroundTruth
-// must keep: the measured mean (0.933 on the 11 files with ground truth)
+// must keep: the measured mean (0.938 on the 11 files with ground truth)
 // minus a margin of 0.01.
-const doclingFloor = 0.92
+const doclingFloor = 0.928
 
 // tableCellFloor is the share of expected table cells TestPDFTableCells
 // must recover: the measured share (0.938 of 2,057 cells) minus a margin of

@@ -199,7 +199,7 @@ func makeWord(n *native, tp uint64, tr pageTransform, gs []glyph) (word, error) 
 			rtl++
 		}
 	}
-	w := word{text: b.String(), rect: box, rtl: rtl*2 > len(gs)}
+	w := word{text: b.String(), rect: box, rtl: rtl*2 > len(gs), pitch: pitch(gs)}
 	// The glyph height stands in for the font size: pdfium's font size is
 	// the one set in the content stream, before the text matrix scales it.
 	for _, g := range gs {
@@ -241,6 +241,28 @@ func makeWord(n *native, tp uint64, tr pageTransform, gs []glyph) (word, error) 
 		}
 	}
 	return w, nil
+}
+
+// pitch is the advance all of a word's glyphs share (a fixed-width font),
+// -1 when they differ, and 0 when the word cannot tell: fewer than two
+// Latin letters (digits and ideographs have one width in most fonts).
+func pitch(gs []glyph) float64 {
+	latin := 0
+	for _, g := range gs {
+		if unicode.Is(unicode.Latin, g.r) {
+			latin++
+		}
+	}
+	if latin < 2 {
+		return 0
+	}
+	p := gs[0].box.w()
+	for _, g := range gs[1:] {
+		if math.Abs(g.box.w()-p) > 0.03*p {
+			return -1
+		}
+	}
+	return p
 }
 
 // fontInfo is the lower-case name (subset prefix removed) and descriptor

@@ -405,6 +405,10 @@ func gridTable(hs, vs []rule, words []*word) *tableGrid {
 		}
 		data.Rows = append(data.Rows, row)
 	}
+	// A few boxes of running text are a page's layout, not a table.
+	if len(data.Rows) <= 3 && prose(data, 20) {
+		return nil
+	}
 	for _, w := range words {
 		if box.contains(w.cx(), w.cy()) {
 			w.inTable = true
@@ -615,7 +619,8 @@ func tabularRow(r []*line, pageWidth float64) bool {
 		return false
 	}
 	for _, l := range r {
-		if l.w() > 0.45*pageWidth || len(l.words) > 12 {
+		// Code set in a fixed-width font aligns like a table, and is not.
+		if l.w() > 0.45*pageWidth || len(l.words) > 12 || l.mono {
 			return false
 		}
 	}
