@@ -32,10 +32,10 @@ type PoolConfig struct {
 const (
 	DefaultInstances   = 8
 	DefaultMemoryLimit = 2 << 30
-	// spareInstances is how many instances may still be busy with a call
-	// abandoned at its deadline while new work starts. pdfium cannot be
-	// interrupted inside a call; such an instance finishes its call in the
-	// background and is then discarded.
+	// spareInstances is how many instances may still be winding down a
+	// job abandoned at its deadline while new work starts. The job's module
+	// is closed, which stops a pdfium call in progress (see native.watch);
+	// the instance is then discarded.
 	spareInstances = 4
 )
 
