@@ -334,3 +334,35 @@ func TestParseDeadlineMidDocument(t *testing.T) {
 		t.Errorf("Parse after a timeout: %v", err)
 	}
 }
+
+func TestInterruptiblePool(t *testing.T) {
+	dir := sharedtest.Dir(t, "docparse", "docling", "tests", "data", "pdf", "sources")
+	data, err := os.ReadFile(filepath.Join(dir, "redp5110_sampled.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool, err := NewPool(PoolConfig{Instances: 1, Interruptible: true, CacheDir: filepath.Join(os.TempDir(), "sanad-pdfium-wazero-cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// Start the pool first, so that the deadline falls inside pdfium.
+	if _, err := Parse(context.Background(), buildPDF([]string{textStream("Hello")}, false), Options{Pool: pool, OCR: noOCR}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = Parse(context.Background(), data, Options{Pool: pool, OCR: noOCR, Timeout: 30 * time.Millisecond})
+	if got := sanadCode(t, err); got != sanad.CodeTimeout {
+		t.Errorf("got %s (%v), want %s", got, err, sanad.CodeTimeout)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("Parse returned after %v, want soon after its 30ms limit", d)
+	}
+	doc, err := Parse(context.Background(), data, Options{Pool: pool, OCR: noOCR})
+	if err != nil {
+		t.Fatalf("Parse after a timeout: %v", err)
+	}
+	if doc.Pages != 18 {
+		t.Errorf("got %d pages, want 18", doc.Pages)
+	}
+}

@@ -15,10 +15,13 @@ import (
 // directly. go-pdfium's request API looks each function up again on every
 // call, and wazero then allocates a fresh 10 KiB stack for it: reading a
 // page one character at a time spent most of its time there. native looks
-// each function up once, reuses one scratch buffer for out-parameters, and
-// passes the caller's context, so that a deadline stops even a call that
-// does not return: watch closes the module when the context ends, and the
-// runtime (configured to close on context done) then stops the call.
+// each function up once and reuses one scratch buffer for out-parameters.
+//
+// The caller's context is checked before every call, so a deadline takes
+// effect at the next call (pdfium's calls are short: one page at most).
+// In an interruptible pool (PoolConfig.Interruptible) the context is also
+// passed to the call, and the runtime stops a call in progress when it
+// ends.
 //
 // The module comes from the instance's GetImplementation, which go-pdfium
 // documents as the runtime's own implementation; for WebAssembly that is a
@@ -27,7 +30,7 @@ import (
 //
 // A native is used by one goroutine at a time, like its instance.
 type native struct {
-	ctx     context.Context // for calls: never done
+	ctx     context.Context // passed to calls
 	done    context.Context // the caller's
 	mod     api.Module
 	mem     api.Memory
@@ -39,7 +42,7 @@ const scratchSize = 256
 
 var errNoModule = errors.New("pdf: pdfium instance does not expose its WebAssembly module")
 
-func nativeOf(ctx context.Context, inst pdfium.Pdfium) (*native, error) {
+func nativeOf(ctx context.Context, inst pdfium.Pdfium, interruptible bool) (*native, error) {
 	impl := reflect.ValueOf(inst.GetImplementation())
 	for impl.Kind() == reflect.Pointer || impl.Kind() == reflect.Interface {
 		if impl.IsNil() {
@@ -58,9 +61,10 @@ func nativeOf(ctx context.Context, inst pdfium.Pdfium) (*native, error) {
 	if !ok || mod == nil {
 		return nil, errNoModule
 	}
-	// Calls run under a context that never ends: with one that can, wazero
-	// starts a goroutine per call to watch it. watch does that once.
 	n := &native{ctx: context.WithoutCancel(ctx), done: ctx, mod: mod, mem: mod.Memory(), fns: map[string]api.Function{}}
+	if interruptible {
+		n.ctx = ctx
+	}
 	p, err := n.malloc(scratchSize)
 	if err != nil {
 		return nil, err
@@ -78,6 +82,9 @@ func (n *native) call(name string, args ...uint64) (uint64, error) {
 			return 0, fmt.Errorf("pdf: pdfium has no function %s", name)
 		}
 		n.fns[name] = fn
+	}
+	if err := n.done.Err(); err != nil {
+		return 0, err
 	}
 	res, err := fn.Call(n.ctx, args...)
 	if err != nil {
@@ -102,26 +109,6 @@ func (n *native) callInt(name string, args ...uint64) (int, error) {
 func (n *native) callBool(name string, args ...uint64) (bool, error) {
 	r, err := n.call(name, args...)
 	return err == nil && uint32(r) != 0, err
-}
-
-// watch closes the module when the caller's context ends, which stops a
-// call in progress; the instance is then unusable. It returns a function
-// that stops watching.
-func (n *native) watch() (stop func()) {
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		select {
-		case <-n.done.Done():
-			n.mod.CloseWithExitCode(context.Background(), 1)
-		case <-quit:
-		}
-	}()
-	return func() {
-		close(quit)
-		<-done
-	}
 }
 
 func (n *native) malloc(size int) (uint32, error) {

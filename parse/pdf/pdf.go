@@ -236,11 +236,10 @@ type session struct {
 
 // withDocument opens the file in inst for f.
 func (r *reader) withDocument(ctx context.Context, inst pdfium.Pdfium, f func(*session) error) error {
-	n, err := nativeOf(ctx, inst)
+	n, err := nativeOf(ctx, inst, r.pool.cfg.Interruptible)
 	if err != nil {
 		return err
 	}
-	defer n.watch()()
 	doc, err := n.openDocument(r.data)
 	if err != nil {
 		if ctx.Err() != nil {
