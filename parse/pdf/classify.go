@@ -262,6 +262,11 @@ func isHeading(b *block, body float64) bool {
 		return false
 	}
 	ratio := b.size / body
+	if b.ocr {
+		// Recognised words carry no font, and their boxes' heights vary
+		// with the letters: only clearly larger text is a heading.
+		return ratio >= 1.35 && words <= 12 && len(b.lines) <= 2 && !strings.HasSuffix(text, ".")
+	}
 	endsSentence := strings.HasSuffix(text, ".") && !sectionNumber.MatchString(text+" x")
 	switch {
 	case ratio >= 1.15 && words <= 16:
