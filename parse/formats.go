@@ -5,12 +5,14 @@ import (
 
 	"github.com/sanadhq/sanad/document"
 	"github.com/sanadhq/sanad/parse/office"
+	"github.com/sanadhq/sanad/parse/pdf"
 	"github.com/sanadhq/sanad/parse/text"
 	"github.com/sanadhq/sanad/parse/web"
 )
 
 // readers are the readers of each format.
 var readers = map[string]reader{
+	PDF:  pdfReader,
 	DOCX: officeReader,
 	PPTX: officeReader,
 	XLSX: officeReader,
@@ -34,4 +36,8 @@ func textReader(f text.Format) reader {
 	return func(ctx context.Context, data []byte, _ Options) (*document.Document, error) {
 		return text.Config{Format: f}.Parse(ctx, data)
 	}
+}
+
+func pdfReader(ctx context.Context, data []byte, opt Options) (*document.Document, error) {
+	return pdf.Parse(ctx, data, pdf.Options{ForceOCR: opt.ForceOCR, Timeout: opt.Timeout})
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sanadhq/sanad/internal/bench"
 	"github.com/sanadhq/sanad/memory"
 	"github.com/sanadhq/sanad/memory/eval"
 )
@@ -128,5 +130,46 @@ search over n synthetic chunks drawn from the collection's words.`,
 	c.Flags().IntVar(&dim, "dim", 384, "dimensions")
 	c.Flags().IntVar(&queries, "queries", 200, "queries timed")
 	c.Flags().StringVar(&collection, "collection", "", "BEIR folder whose words make the chunks of the lexical benchmark")
+	return c
+}
+
+func (a *app) benchIngestCommand() *cobra.Command {
+	var dir string
+	var rounds int
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "ingest",
+		Short: "PDF pages per second, next to pdftotext on the same files in the same run",
+		Long: `Reads every PDF under --dir (default ../shared/testdata/docparse) with sanad's PDF reader
+(text, reading order, headings, lists and tables; no OCR), and, when poppler's pdftotext is
+installed, with pdftotext -layout, in alternating rounds. ratio_to_pdftotext is sanad's rate
+over pdftotext's.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var files []string
+			err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".pdf") {
+					files = append(files, p)
+				}
+				return err
+			})
+			if err != nil {
+				return usagef("--dir %s: %v", dir, err)
+			}
+			res, err := bench.Ingest(cmd.Context(), bench.IngestConfig{Files: files, Rounds: rounds})
+			if err != nil {
+				return err
+			}
+			return a.report(res, func() {
+				fmt.Fprintf(a.stdout, "%d PDFs, %d pages: %.1f pages/s", res.Files, res.Pages, res.PagesPerS)
+				if res.PdftotextAbsent {
+					fmt.Fprintln(a.stdout, " (pdftotext not installed: no comparison)")
+					return
+				}
+				fmt.Fprintf(a.stdout, "; pdftotext -layout %.1f pages/s; ratio %.2f\n", res.PdftotextPerS, res.RatioPdftotext)
+			})
+		},
+	})
+	c.Flags().StringVar(&dir, "dir", filepath.Join("..", "shared", "testdata", "docparse"), "folder of PDFs (searched recursively)")
+	c.Flags().IntVar(&rounds, "rounds", 3, "times each reader reads every file")
 	return c
 }
