@@ -84,7 +84,8 @@ func (c *Config) Validate() error {
 }
 
 // Engine runs workflows durably: every step ends with a signed event that
-// holds the checkpoint after it, committed with it, and every external effect
+// holds its change to the checkpoint and the hash of the checkpoint after it,
+// committed with it, and every external effect
 // is recorded as intent, then result. It is safe for concurrent use.
 type Engine struct {
 	cfg Config
