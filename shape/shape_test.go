@@ -438,7 +438,7 @@ func (g *generator) mutate(v any) any {
 }
 
 // stepBody is a step.completed body as the workflow benchmark records it.
-const stepBody = `{"agent":"bench-agent","checkpoint":{"completed":["n0","n1","n2","n3","n4","n5","n6","n7","n8","n9"],"completedStepId":"n9","context":{"input":{}},"memorySnapshot":{},"phase":"run","stepIndex":9,"stepOutputs":{"n0":{},"n1":{},"n2":{},"n3":{},"n4":{},"n5":{},"n6":{},"n7":{},"n8":{},"n9":{}}},"output":{},"output_hash":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","step_id":"n9","step_index":9}`
+const stepBody = `{"agent":"bench-agent","checkpoint":{"completedStepId":"n9","phase":"run","state":"sha256:0f5c4a6e93b1b2d8a1a3bd5e1c1f5b6a7d9e0c2b4a6f8e0d2c4b6a8f0e2d4c6b","stepIndex":9},"output":{},"output_hash":"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a","step_id":"n9","step_index":9}`
 
 // BenchmarkStepCompleted compares shape with the reference validator on a
 // real body.

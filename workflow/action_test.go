@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/workflow"
 )
 
@@ -56,8 +57,12 @@ func TestActionPanicRecorded(t *testing.T) {
 	if strings.Contains(re.Stack, "runtime.") || len(re.Stack) > sanad.MaxStackBytes {
 		t.Errorf("recorded stack holds runtime frames or is over %d bytes:\n%s", sanad.MaxStackBytes, re.Stack)
 	}
-	if cp := failed.Checkpoint.FailedSteps["broken"]; cp != *re {
-		t.Errorf("checkpoint's error: got %+v, want the event's %+v", cp, *re)
+	var last workflow.Checkpoint
+	if err := workflow.Checkpoints(evs, res.Run, func(_ *ledger.Event, cp *workflow.Checkpoint) error { last = cp.Clone(); return nil }); err != nil {
+		t.Fatalf("Checkpoints: %v", err)
+	}
+	if cp := last.FailedSteps["broken"]; last.CompletedStepID != "broken" || cp != *re {
+		t.Errorf("checkpoint after %s: error %+v, want the event's %+v", last.CompletedStepID, cp, *re)
 	}
 	if _, err := e.home.Ledger.Verify(t.Context(), res.Trace); err != nil {
 		t.Errorf("Verify: %v", err)

@@ -39,10 +39,15 @@
 //
 // Every step ends with one signed event, [TypeStepCompleted],
 // [TypeStepFailed], [TypeStepSkipped] or [TypeStepCompensated], whose
-// [StepBody] holds the step's output or error and the [Checkpoint] after it:
-// the outputs of the completed steps (small ones inline, larger ones by hash,
-// each kept whole in its own step's event), the context, the memory, the
-// failures so far and the phase. A checkpoint is part of the event it
+// [StepBody] holds the step's output or error and its change to the
+// [Checkpoint] ([CheckpointDelta]): the context and memory entries it set,
+// the phase, and the state, a hash that commits to the whole checkpoint
+// after it: the outputs of the completed steps (small ones inline, larger
+// ones by hash, each kept whole in its own step's event), the context, the
+// memory, the failures so far and the phase. An event's size does not depend
+// on the steps before it. The checkpoint after an event is the fold of the
+// run's step events up to it ([Checkpoints]); a resume and a replay rebuild
+// it so, checking every state on the way. The change is part of the event it
 // follows, so it is committed with it, signed and chained like it, and there
 // is no checkpoint the ledger does not attest.
 //

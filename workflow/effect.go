@@ -158,6 +158,7 @@ type StepContext struct {
 func (x *exec) newStepContext(step *Step, i int) *StepContext {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.readers++ // until release
 	return &StepContext{
 		x: x, Step: step, Index: i, Input: x.input,
 		Outputs: x.outputs, Context: x.cp.Context, Memory: x.cp.MemorySnapshot,

@@ -10,18 +10,23 @@ import (
 )
 
 // appendJSON appends b as JSON, as encoding/json would write it but without
-// reflection: a step event is sealed after every step, and its body holds the
-// whole checkpoint. The ledger canonicalizes and validates it as it does any
-// body; raw values (outputs, context and memory entries) are copied as
-// they are.
+// reflection: a step event is sealed after every step. The ledger
+// canonicalizes and validates it as it does any body; raw values (the
+// output, context and memory entries) are copied as they are.
 func (b *StepBody) appendJSON(dst []byte) []byte {
+	return b.appendFields(dst, true)
+}
+
+// appendFields appends b, with its output and its checkpoint's state only
+// when whole is set: without them, it is what a step's state hashes.
+func (b *StepBody) appendFields(dst []byte, whole bool) []byte {
 	dst = append(dst, `{"step_id":`...)
 	dst = canon.AppendString(dst, b.StepID)
 	dst = append(dst, `,"step_index":`...)
 	dst = strconv.AppendInt(dst, int64(b.StepIndex), 10)
 	dst = append(dst, `,"agent":`...)
 	dst = canon.AppendString(dst, b.Agent)
-	if len(b.Output) > 0 {
+	if whole && len(b.Output) > 0 {
 		dst = append(dst, `,"output":`...)
 		dst = append(dst, b.Output...)
 	}
@@ -34,21 +39,23 @@ func (b *StepBody) appendJSON(dst []byte) []byte {
 		dst = appendRunError(dst, *b.Error)
 	}
 	dst = append(dst, `,"checkpoint":`...)
-	dst = b.Checkpoint.appendJSON(dst)
+	dst = b.Checkpoint.appendJSON(dst, whole)
 	return append(dst, '}')
 }
 
-func (c *Checkpoint) appendJSON(dst []byte) []byte {
+func (c *CheckpointDelta) appendJSON(dst []byte, withState bool) []byte {
 	dst = append(dst, `{"stepIndex":`...)
 	dst = strconv.AppendInt(dst, int64(c.StepIndex), 10)
 	dst = append(dst, `,"completedStepId":`...)
 	dst = canon.AppendString(dst, c.CompletedStepID)
-	dst = append(dst, `,"stepOutputs":`...)
-	dst = appendRawMap(dst, c.StepOutputs)
-	dst = append(dst, `,"context":`...)
-	dst = appendRawMap(dst, c.Context)
-	dst = append(dst, `,"memorySnapshot":`...)
-	dst = appendRawMap(dst, c.MemorySnapshot)
+	if len(c.Context) > 0 {
+		dst = append(dst, `,"context":`...)
+		dst = appendRawMap(dst, c.Context)
+	}
+	if len(c.MemorySnapshot) > 0 {
+		dst = append(dst, `,"memorySnapshot":`...)
+		dst = appendRawMap(dst, c.MemorySnapshot)
+	}
 	if len(c.FailedSteps) > 0 {
 		dst = append(dst, `,"failedSteps":{`...)
 		for i, k := range sortedKeys(c.FailedSteps) {
@@ -61,14 +68,12 @@ func (c *Checkpoint) appendJSON(dst []byte) []byte {
 		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, `,"completed":`...)
-	dst = appendStrings(dst, c.Completed)
-	if len(c.Compensated) > 0 {
-		dst = append(dst, `,"compensated":`...)
-		dst = appendStrings(dst, c.Compensated)
-	}
 	dst = append(dst, `,"phase":`...)
 	dst = canon.AppendString(dst, c.Phase)
+	if withState {
+		dst = append(dst, `,"state":`...)
+		dst = canon.AppendString(dst, c.State)
+	}
 	return append(dst, '}')
 }
 
@@ -87,17 +92,6 @@ func appendRawMap(dst []byte, m map[string]json.RawMessage) []byte {
 		}
 	}
 	return append(dst, '}')
-}
-
-func appendStrings(dst []byte, list []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = canon.AppendString(dst, s)
-	}
-	return append(dst, ']')
 }
 
 func appendRunError(dst []byte, e sanad.RunError) []byte {

@@ -20,18 +20,13 @@ func TestStepBodyEncoding(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		b := StepBody{
 			StepID: key.Draw(t, "step"), StepIndex: rapid.IntRange(0, 1<<20).Draw(t, "index"), Agent: key.Draw(t, "agent"),
-			Checkpoint: Checkpoint{
+			Checkpoint: CheckpointDelta{
 				StepIndex: rapid.IntRange(0, 1<<20).Draw(t, "cpindex"), CompletedStepID: key.Draw(t, "cpstep"),
-				StepOutputs:    rapid.MapOf(key, raw).Draw(t, "outputs"),
 				Context:        rapid.MapOf(key, raw).Draw(t, "context"),
 				MemorySnapshot: rapid.MapOf(key, raw).Draw(t, "memory"),
-				Completed:      rapid.SliceOf(key).Draw(t, "completed"),
-				Compensated:    rapid.SliceOf(key).Draw(t, "compensated"),
 				Phase:          rapid.SampledFrom([]string{PhaseRun, PhaseRollback}).Draw(t, "phase"),
+				State:          canon.Sum([]byte(key.Draw(t, "state"))).String(),
 			},
-		}
-		if b.Checkpoint.Completed == nil {
-			b.Checkpoint.Completed = []string{}
 		}
 		if rapid.Bool().Draw(t, "output") {
 			b.Output, b.OutputHash = raw.Draw(t, "out"), "sha256:00"
@@ -55,6 +50,33 @@ func TestStepBodyEncoding(t *testing.T) {
 		}
 		if string(gotC) != string(wantC) {
 			t.Fatalf("got  %s\nwant %s", gotC, wantC)
+		}
+		// The state a step's event commits to is the same computed from
+		// the body as recorded (canonical) as from the body it was made of.
+		var back StepBody
+		if err := json.Unmarshal(gotC, &back); err != nil {
+			t.Fatal(err)
+		}
+		prev := canon.Sum([]byte("prev"))
+		s1, err1 := stepState(prev, TypeStepCompleted, &b)
+		s2, err2 := stepState(prev, TypeStepCompleted, &back)
+		if err1 != nil || err2 != nil || s1 != s2 {
+			t.Fatalf("state of the body: %v, %v; of the recorded body: %v, %v; want the same", s1, err1, s2, err2)
+		}
+		// Neither the output nor the state itself is part of what the state
+		// hashes; everything else is.
+		other := b
+		other.Output, other.Checkpoint.State = json.RawMessage(`"another output"`), "sha256:00"
+		if s3, _ := stepState(prev, TypeStepCompleted, &other); s3 != s1 {
+			t.Fatalf("state changed with the output or the state: %v, want %v", s3, s1)
+		}
+		other = b
+		other.Checkpoint.Phase = map[string]string{PhaseRun: PhaseRollback, PhaseRollback: PhaseRun}[b.Checkpoint.Phase]
+		if s3, _ := stepState(prev, TypeStepCompleted, &other); s3 == s1 {
+			t.Fatalf("state did not change with the phase")
+		}
+		if s3, _ := stepState(prev, TypeStepFailed, &b); s3 == s1 {
+			t.Fatalf("state did not change with the event type")
 		}
 	})
 }

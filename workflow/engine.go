@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -83,7 +84,8 @@ func (c *Config) Validate() error {
 }
 
 // Engine runs workflows durably: every step ends with a signed event that
-// holds the checkpoint after it, committed with it, and every external effect
+// holds its change to the checkpoint and the hash of the checkpoint after it,
+// committed with it, and every external effect
 // is recorded as intent, then result. It is safe for concurrent use.
 type Engine struct {
 	cfg Config
@@ -210,6 +212,10 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 		return Result{}, err
 	}
 	x := e.newExec(d, run, in, newJournal())
+	if x.state, err = genesisState(digest.String(), in); err != nil {
+		return Result{}, err
+	}
+	x.cp.State = x.state.String()
 	if started != nil {
 		x.pending = append(x.pending, started)
 	}
@@ -261,11 +267,8 @@ func (e *Engine) Resume(ctx context.Context, runID string) (Result, error) {
 		return Result{}, err
 	}
 	x := e.newExec(st.def, run, st.input, st.journal)
-	if st.cp != nil {
-		x.cp = *st.cp
-		if x.outputs, err = st.outputs(); err != nil {
-			return Result{}, err
-		}
+	x.cp, x.outputs, x.state = st.cp, st.outputs, st.state
+	if st.steps > 0 {
 		from := st.cp.StepIndex
 		x.resumedFrom = &from
 	}
@@ -381,13 +384,11 @@ func (e *Engine) closeOrphans(ctx context.Context, rec sanad.Run, evs []*ledger.
 	return nil
 }
 
-// state is what a run's events say of it.
+// state is what a run's events say of it: its definition and input, its
+// checkpoint rebuilt from its step events, and its effect journal.
 type state struct {
-	def      *Definition
-	input    json.RawMessage
-	cp       *Checkpoint
-	journal  *journal
-	recorded map[string]recordedStep // for replay
+	*fold
+	journal *journal
 }
 
 type recordedStep struct {
@@ -395,78 +396,28 @@ type recordedStep struct {
 	output json.RawMessage
 }
 
-// loadState reads a workflow run's definition, latest checkpoint and effect
-// journal from its trace's events.
+// loadState reads a workflow run's definition, checkpoint and effect journal
+// from its trace's events. The checkpoint is the fold of the run's step
+// events, each checked against its recorded state (see [Checkpoints]), so
+// loading costs the same for each step whatever the run's length.
 func loadState(evs []*ledger.Event, runID string) (*state, error) {
-	const op = "workflow.load"
-	st := &state{journal: newJournal(), recorded: make(map[string]recordedStep)}
+	st := &state{journal: newJournal()}
 	for _, ev := range evs {
 		if err := st.journal.observe(ev); err != nil {
 			return nil, err
 		}
-		if ev.Run != runID {
-			continue
-		}
-		switch ev.Type {
-		case TypeDefined:
-			var b DefinedBody
-			if err := json.Unmarshal(ev.Body, &b); err != nil {
-				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "workflow.defined body")
-			}
-			var d Definition
-			if err := json.Unmarshal(b.Definition, &d); err != nil {
-				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "recorded definition")
-			}
-			if err := d.Validate(); err != nil {
-				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "recorded definition")
-			}
-			if dg, err := d.Digest(); err != nil || dg.String() != b.DefinitionHash {
-				return nil, sanad.Errorf(sanad.CodeIntegrity, op, "the recorded definition does not match its hash %s", b.DefinitionHash)
-			}
-			st.def, st.input = &d, b.Input
-		case TypeStepCompleted, TypeStepFailed, TypeStepSkipped, TypeStepCompensated:
-			var b StepBody
-			if err := json.Unmarshal(ev.Body, &b); err != nil {
-				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, ev.Type+" body")
-			}
-			if st.def == nil {
-				return nil, sanad.Errorf(sanad.CodeIntegrity, op, "%s before workflow.defined", ev.Type)
-			}
-			if err := b.Checkpoint.Validate(st.def); err != nil {
-				return nil, sanad.Wrap(err, sanad.CodeIntegrity, op, "checkpoint of step "+b.StepID)
-			}
-			cp := b.Checkpoint
-			st.cp = &cp
-			if ev.Type != TypeStepCompensated {
-				st.recorded[b.StepID] = recordedStep{typ: ev.Type, output: b.Output}
-			}
-		}
 	}
-	if st.def == nil {
-		return nil, sanad.Errorf(sanad.CodeNotFound, op, "run %s has no recorded workflow definition", runID)
+	f, err := foldRun(evs, runID, nil)
+	if err != nil {
+		return nil, err
 	}
+	st.fold = f
 	return st, nil
 }
 
-// outputs returns the outputs of the checkpoint's completed steps, as their
-// step.completed events carry them, checking each against the checkpoint's
-// entry (the output itself, or its reference).
-func (st *state) outputs() (map[string]json.RawMessage, error) {
-	out := make(map[string]json.RawMessage, len(st.cp.Completed))
-	for _, id := range st.cp.Completed {
-		rec, ok := st.recorded[id]
-		if !ok || rec.typ != TypeStepCompleted || string(recordedForm(rec.output)) != string(st.cp.StepOutputs[id]) {
-			return nil, sanad.Errorf(sanad.CodeIntegrity, "workflow.load", "the checkpoint's output of step %s does not match its step.completed event", id)
-		}
-		out[id] = rec.output
-	}
-	return out, nil
-}
-
 // inlineOutputBytes is the largest output a checkpoint holds itself; a
-// larger one it holds by reference to its step.completed event, so that a
-// long workflow's checkpoints do not grow with the size of every output
-// before them.
+// larger one it holds by reference to its step.completed event, which holds
+// it whole.
 const inlineOutputBytes = 1 << 10
 
 // recordedForm is how a checkpoint holds out: as is, or for a large one
@@ -493,18 +444,31 @@ type exec struct {
 	diverged error
 
 	resumedFrom *int
-	executed    int
 	// broken is the error of a step event that could not be recorded after
 	// the step went on: the run stops and is left to Resume.
 	broken error
 
-	mu sync.Mutex // guards cp, outputs, gates, pending, executed and appends of step events
+	// index is each step's index in the definition, by id.
+	index map[string]int
+
+	mu sync.Mutex // guards what follows and appends of step events
 	cp Checkpoint
+	// state is the state of the latest step event (see
+	// [CheckpointDelta.State]): the next one chains from it.
+	state canon.Digest
+	// unrecorded are the failures in cp.FailedSteps that no step event has
+	// recorded yet: the next one does.
+	unrecorded []string
 	// outputs are the completed steps' outputs, whole (the checkpoint may
 	// hold large ones by reference).
 	outputs map[string]json.RawMessage
-	gates   []string
-	pending []*ledger.Pending // step events queued and not yet known durable
+	// readers counts the actions running with outputs, cp.Context and
+	// cp.MemorySnapshot in their StepContext: while one does, those maps
+	// are copied before they change, else they change in place.
+	readers  int
+	gates    []string
+	pending  []*ledger.Pending // step events queued and not yet known durable
+	executed int
 }
 
 // flush waits until every queued step event is durable. An error means one
@@ -537,13 +501,52 @@ func (x *exec) flushLocked(ctx context.Context) error {
 }
 
 func (e *Engine) newExec(d *Definition, run *runs.Run, input json.RawMessage, j *journal) *exec {
+	index := make(map[string]int, len(d.Steps))
+	for i := range d.Steps {
+		index[d.Steps[i].ID] = i
+	}
 	return &exec{
-		e: e, def: d, run: run, input: input, journal: j, outputs: map[string]json.RawMessage{},
-		cp: Checkpoint{
-			StepIndex: -1, StepOutputs: map[string]json.RawMessage{},
-			Context:        map[string]json.RawMessage{"input": input},
-			MemorySnapshot: map[string]json.RawMessage{}, Phase: PhaseRun, Completed: []string{},
-		},
+		e: e, def: d, run: run, input: input, journal: j, index: index,
+		outputs: map[string]json.RawMessage{}, cp: newCheckpoint(input, canon.Digest{}),
+	}
+}
+
+// step returns the index of step id, or -1.
+func (x *exec) step(id string) int {
+	if i, ok := x.index[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// release ends a StepContext's reading of the shared maps (see readers).
+func (x *exec) release() {
+	x.mu.Lock()
+	x.readers--
+	x.mu.Unlock()
+}
+
+// writable makes *m safe to change: a copy while an action may be reading
+// it.
+func (x *exec) writable(m *map[string]json.RawMessage) {
+	if x.readers > 0 {
+		*m = maps.Clone(*m)
+	}
+}
+
+// applyStep changes the checkpoint, and the outputs, by a step event that
+// passed checkStep.
+func (x *exec) applyStep(typ string, b *StepBody) {
+	if len(b.Checkpoint.Context) > 0 {
+		x.writable(&x.cp.Context)
+	}
+	if len(b.Checkpoint.MemorySnapshot) > 0 {
+		x.writable(&x.cp.MemorySnapshot)
+	}
+	x.cp.applyStep(typ, b)
+	if typ == TypeStepCompleted {
+		x.writable(&x.outputs)
+		x.outputs[b.StepID] = b.Output
 	}
 }
 
@@ -591,8 +594,14 @@ func (x *exec) runSteps(ctx context.Context) {
 	results := make(chan outcome, len(steps))
 	inFlight := 0
 	stop := false
+	// Every step before first is settled or running: the scan for ready
+	// steps starts there, so that a long run's steps cost the same.
+	first := 0
 	for {
-		for i := range steps {
+		for first < len(steps) && status[first] != pending {
+			first++
+		}
+		for i := first; i < len(steps); i++ {
 			if stop || inFlight >= x.def.MaxConcurrency || ctx.Err() != nil {
 				break
 			}
@@ -601,7 +610,7 @@ func (x *exec) runSteps(ctx context.Context) {
 			}
 			ready, blocked := true, ""
 			for _, dep := range steps[i].DependsOn {
-				switch status[x.def.step(dep)] {
+				switch status[x.step(dep)] {
 				case done:
 				case failed:
 					blocked = dep
@@ -662,11 +671,18 @@ func (x *exec) runSteps(ctx context.Context) {
 func (x *exec) recordFailed(i int, err error) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.fail(x.def.Steps[i].ID, err)
+	return true
+}
+
+// fail notes a failure that no step event of its own records: the next
+// step event does. x.mu must be held.
+func (x *exec) fail(key string, err error) {
 	if x.cp.FailedSteps == nil {
 		x.cp.FailedSteps = map[string]sanad.RunError{}
 	}
-	x.cp.FailedSteps[x.def.Steps[i].ID] = *sanad.NewRunError(err)
-	return true
+	x.cp.FailedSteps[key] = *sanad.NewRunError(err)
+	x.unrecorded = append(x.unrecorded, key)
 }
 
 // runStep runs step i's action and records its outcome with the checkpoint
@@ -676,6 +692,7 @@ func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
 	sc := x.newStepContext(step, i)
 	x.e.crash(PointBeforeAction)
 	out, err := x.e.cfg.Actions.run(ctx, sc)
+	x.release()
 	if err == nil {
 		out, err = canonicalOutput(step.ID, out)
 	}
@@ -722,6 +739,7 @@ func (x *exec) compare(id string, out json.RawMessage, err error) error {
 		x.diverged = sanad.Errorf(sanad.CodeIntegrity, "workflow.replay", "step %s %s", id, msg)
 	}
 	if err == nil {
+		x.writable(&x.outputs)
 		x.outputs[id] = out
 		x.cp.StepOutputs[id] = recordedForm(out)
 		x.cp.Completed = append(x.cp.Completed, id)
@@ -729,7 +747,7 @@ func (x *exec) compare(id string, out json.RawMessage, err error) error {
 	return err
 }
 
-// maxOutputBytes bounds a step's output, which every later checkpoint holds.
+// maxOutputBytes bounds a step's output, which its step event holds.
 const maxOutputBytes = 256 << 10
 
 func canonicalOutput(step string, out json.RawMessage) (json.RawMessage, error) {
@@ -746,83 +764,88 @@ func canonicalOutput(step string, out json.RawMessage) (json.RawMessage, error) 
 	return c, nil
 }
 
-// record appends a step event with the checkpoint after it, in one commit
-// (INV-CP-001). sc carries the step's context and memory changes (nil for a
-// skipped step).
+// record appends a step event with its change to the checkpoint and the
+// state after it, in one commit (INV-CP-001), and applies the change. sc
+// carries the step's context and memory changes (nil for a skipped step).
+// What it costs does not depend on the steps before.
 func (x *exec) record(ctx context.Context, i int, typ string, out json.RawMessage, stepErr error, sc *StepContext) error {
 	step := &x.def.Steps[i]
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	next := x.cp
-	next.StepIndex, next.CompletedStepID = i, step.ID
 	body := StepBody{StepID: step.ID, StepIndex: i, Agent: step.Agent}
+	delta := &body.Checkpoint
+	delta.StepIndex, delta.CompletedStepID, delta.Phase = i, step.ID, x.cp.Phase
 	signer := ""
 	switch typ {
 	case TypeStepCompleted:
-		next.StepOutputs = with(x.cp.StepOutputs, step.ID, recordedForm(out))
-		next.Completed = append(x.cp.Completed[:len(x.cp.Completed):len(x.cp.Completed)], step.ID)
 		if sc != nil {
-			next.Context = merged(x.cp.Context, sc.context)
-			next.MemorySnapshot = merged(x.cp.MemorySnapshot, sc.memory)
+			var err error
+			if delta.Context, err = canonicalValues(step.ID, "context", sc.context); err != nil {
+				return err
+			}
+			if delta.MemorySnapshot, err = canonicalValues(step.ID, "memory", sc.memory); err != nil {
+				return err
+			}
 		}
 		body.Output, body.OutputHash = out, canon.Sum(out).String()
 		signer = step.Agent
 	case TypeStepCompensated:
-		next.Compensated = append(x.cp.Compensated[:len(x.cp.Compensated):len(x.cp.Compensated)], step.ID)
 	default:
-		next.FailedSteps = make(map[string]sanad.RunError, len(x.cp.FailedSteps)+1)
-		for k, v := range x.cp.FailedSteps {
-			next.FailedSteps[k] = v
-		}
-		re := sanad.NewRunError(stepErr)
-		next.FailedSteps[step.ID] = *re
-		body.Error = re
+		body.Error = sanad.NewRunError(stepErr)
 		if x.def.Strategy == Rollback && typ == TypeStepFailed {
-			next.Phase = PhaseRollback
+			delta.Phase = PhaseRollback
 		}
 	}
-	if err := next.Validate(x.def); err != nil {
+	if len(x.unrecorded) > 0 {
+		delta.FailedSteps = make(map[string]sanad.RunError, len(x.unrecorded))
+		for _, k := range x.unrecorded {
+			delta.FailedSteps[k] = x.cp.FailedSteps[k]
+		}
+	}
+	// Validation before save: the change keeps the checkpoint valid.
+	if err := x.cp.checkStep(x.def, typ, &body); err != nil {
 		return err
 	}
-	body.Checkpoint = next
+	state, err := stepState(x.state, typ, &body)
+	if err != nil {
+		return err
+	}
+	delta.State = state.String()
 	x.e.crash(PointBeforeCheckpoint)
 	// The event is sealed and queued, not awaited: the next step starts
 	// while it commits. Anything that depends on it being durable (an
 	// effect, the run's end, a report) waits for it first (flush).
-	p, err := x.run.Enqueue(ctx, runs.Event{Type: typ, Agent: signer, Body: json.RawMessage(body.appendJSON(make([]byte, 0, 1024)))})
+	p, err := x.run.Enqueue(ctx, runs.Event{Type: typ, Agent: signer, Body: json.RawMessage(body.appendJSON(make([]byte, 0, 512+len(out))))})
 	if err != nil {
 		return err
 	}
 	x.pending = append(x.pending, p)
 	x.e.crash(PointAfterCheckpoint)
-	x.cp = next
-	if typ == TypeStepCompleted {
-		x.outputs = with(x.outputs, step.ID, out)
-	}
+	x.state = state
+	x.unrecorded = x.unrecorded[:0]
+	x.applyStep(typ, &body)
 	return nil
 }
 
-func with(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
-	out := make(map[string]json.RawMessage, len(m)+1)
+// canonicalValues returns the values a step set, in canonical form: as its
+// step event records them, and so as a resume finds them.
+func canonicalValues(step, what string, m map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]json.RawMessage, len(m))
 	for k, v := range m {
-		out[k] = v
+		if len(v) == 0 {
+			out[k] = json.RawMessage("null")
+			continue
+		}
+		c, err := canon.Transform(v)
+		if err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, "workflow.step", fmt.Sprintf("step %s set %s %q to invalid JSON", step, what, k))
+		}
+		out[k] = c
 	}
-	out[k] = v
-	return out
-}
-
-func merged(base, delta map[string]json.RawMessage) map[string]json.RawMessage {
-	if len(delta) == 0 {
-		return base
-	}
-	out := make(map[string]json.RawMessage, len(base)+len(delta))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range delta {
-		out[k] = v
-	}
-	return out
+	return out, nil
 }
 
 // rollback compensates the completed steps in the reverse order of their
@@ -845,7 +868,7 @@ func (x *exec) rollback(ctx context.Context) {
 		if undone[id] || ctx.Err() != nil {
 			continue
 		}
-		i := x.def.step(id)
+		i := x.step(id)
 		step := &x.def.Steps[i]
 		x.e.crash(PointBeforeCompensate)
 		var err error
@@ -853,6 +876,7 @@ func (x *exec) rollback(ctx context.Context) {
 			sc := x.newStepContext(step, i)
 			sc.compensating = true
 			_, err = x.e.cfg.Actions.compensate(ctx, sc, step.Compensate)
+			x.release()
 		}
 		x.e.crash(PointAfterCompensateAction)
 		var w *waitError
@@ -861,7 +885,7 @@ func (x *exec) rollback(ctx context.Context) {
 		}
 		if err != nil {
 			x.mu.Lock()
-			x.cp.FailedSteps[id+"#compensate"] = *sanad.NewRunError(err)
+			x.fail(id+"#compensate", err)
 			x.mu.Unlock()
 			continue
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/workflow"
 )
 
@@ -86,7 +87,9 @@ func TestINV_AGT_003_StepsRunInDefinitionOrder(t *testing.T) {
 
 // INV-CP-001: the checkpoint after each step holds stepIndex,
 // completedStepId, stepOutputs, context and memorySnapshot; it is validated
-// before it is saved, and it is committed with the step's event.
+// before it is saved, and it is committed with the step's event: the event
+// holds the step's change to it and the hash of the checkpoint after it, and
+// the checkpoint is the fold of the run's step events up to it.
 func TestINV_CP_001_CheckpointComplete(t *testing.T) {
 	e := openEnv(t)
 	e.actions.Register("rec", func(_ context.Context, s *workflow.StepContext) (json.RawMessage, error) {
@@ -94,7 +97,8 @@ func TestINV_CP_001_CheckpointComplete(t *testing.T) {
 		s.Remember(s.Step.ID, json.RawMessage(`true`))
 		return s.Step.With, nil
 	})
-	res, err := e.engine.Start(t.Context(), parse(t, steps(4, "")), json.RawMessage(`{"deal":"d-42"}`), opts)
+	def := parse(t, steps(4, ""))
+	res, err := e.engine.Start(t.Context(), def, json.RawMessage(`{"deal":"d-42"}`), opts)
 	if err != nil || res.Status != sanad.StatusCompleted {
 		t.Fatalf("Start: got %v, %v; want completed", res.Status, err)
 	}
@@ -103,37 +107,58 @@ func TestINV_CP_001_CheckpointComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := 0
-	for _, ev := range evs {
+	states := map[string]bool{}
+	err = workflow.Checkpoints(evs, res.Run, func(ev *ledger.Event, cp *workflow.Checkpoint) error {
 		if ev.Type != workflow.TypeStepCompleted {
-			continue
+			t.Errorf("step event %s, want only step.completed", ev.Type)
+			return nil
 		}
+		// The event carries the seed's names for the step it follows, and
+		// the state that commits to the checkpoint.
 		var raw struct {
 			Checkpoint map[string]json.RawMessage `json:"checkpoint"`
 		}
 		if err := json.Unmarshal(ev.Body, &raw); err != nil {
 			t.Fatal(err)
 		}
-		for _, field := range []string{"stepIndex", "completedStepId", "stepOutputs", "context", "memorySnapshot"} {
+		for _, field := range []string{"stepIndex", "completedStepId", "context", "memorySnapshot", "phase", "state"} {
 			if _, ok := raw.Checkpoint[field]; !ok {
-				t.Errorf("step %d: checkpoint has no %s: %s", k, field, ev.Body)
+				t.Errorf("step %d: the event's checkpoint has no %s: %s", k, field, ev.Body)
 			}
 		}
-		var b workflow.StepBody
-		if err := json.Unmarshal(ev.Body, &b); err != nil {
-			t.Fatal(err)
+		var state string
+		_ = json.Unmarshal(raw.Checkpoint["state"], &state)
+		if state == "" || state != cp.State || states[state] {
+			t.Errorf("step %d: event state %q, checkpoint state %q; want the same, new at each step", k, state, cp.State)
 		}
-		cp := b.Checkpoint
+		states[state] = true
+		// The checkpoint after the step is complete.
+		if err := cp.Validate(def); err != nil {
+			t.Errorf("step %d: checkpoint does not validate: %v", k, err)
+		}
 		id := fmt.Sprintf("s%d", k)
-		if cp.StepIndex != k || cp.CompletedStepID != id || len(cp.StepOutputs) != k+1 {
-			t.Errorf("step %d: got index %d, id %q, %d outputs; want %d, %q, %d", k, cp.StepIndex, cp.CompletedStepID, len(cp.StepOutputs), k, id, k+1)
+		if cp.StepIndex != k || cp.CompletedStepID != id || len(cp.StepOutputs) != k+1 || len(cp.Completed) != k+1 {
+			t.Errorf("step %d: got index %d, id %q, %d outputs, %d completed; want %d, %q, %d", k, cp.StepIndex, cp.CompletedStepID, len(cp.StepOutputs), len(cp.Completed), k, id, k+1)
+		}
+		for j := 0; j <= k; j++ {
+			if out := string(cp.StepOutputs[fmt.Sprintf("s%d", j)]); out != fmt.Sprintf(`{"n":%d}`, j) {
+				t.Errorf("step %d: output of s%d is %s, want {\"n\":%d}", k, j, out, j)
+			}
 		}
 		if string(cp.Context["input"]) != `{"deal":"d-42"}` || string(cp.Context["last"]) != `"`+id+`"` {
 			t.Errorf("step %d: context %v lacks the input or the step's value", k, cp.Context)
 		}
-		if len(cp.MemorySnapshot) != k+1 {
-			t.Errorf("step %d: memory snapshot has %d entries, want %d", k, len(cp.MemorySnapshot), k+1)
+		if len(cp.MemorySnapshot) != k+1 || string(cp.MemorySnapshot[id]) != "true" {
+			t.Errorf("step %d: memory snapshot has %d entries (%s: %s), want %d", k, len(cp.MemorySnapshot), id, cp.MemorySnapshot[id], k+1)
+		}
+		if cp.Phase != workflow.PhaseRun || len(cp.FailedSteps) != 0 {
+			t.Errorf("step %d: phase %s, failures %v; want run, none", k, cp.Phase, cp.FailedSteps)
 		}
 		k++
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Checkpoints: %v", err)
 	}
 	if k != 4 {
 		t.Fatalf("step.completed events: got %d, want 4", k)
@@ -548,7 +573,7 @@ steps:
 }
 
 // A large output is held by later checkpoints by reference to its step's
-// event, and a resume restores it whole.
+// event, no later event holds it, and a resume restores it whole.
 func TestLargeOutputsByReference(t *testing.T) {
 	e := openEnv(t)
 	big := json.RawMessage(`{"text":"` + strings.Repeat("x", 5000) + `"}`)
@@ -571,13 +596,21 @@ func TestLargeOutputsByReference(t *testing.T) {
 		t.Errorf("restored s0: %d bytes, want %d", len(res.Outputs["s0"]), len(big))
 	}
 	evs, _ := e.home.Ledger.Events(t.Context(), res.Trace)
-	for _, ev := range evs {
-		var b workflow.StepBody
-		if ev.Type != workflow.TypeStepCompleted || json.Unmarshal(ev.Body, &b) != nil || b.StepID == "s0" {
-			continue
+	n := 0
+	err = workflow.Checkpoints(evs, res.Run, func(ev *ledger.Event, cp *workflow.Checkpoint) error {
+		n++
+		if cp.CompletedStepID == "s0" {
+			return nil
 		}
-		if ref := string(b.Checkpoint.StepOutputs["s0"]); !strings.Contains(ref, `"$output":"sha256:`) || len(ref) > 200 {
-			t.Errorf("checkpoint after %s holds s0 as %.80s…, want a reference", b.StepID, ref)
+		if len(ev.Body) > 1000 {
+			t.Errorf("the event of %s holds %d bytes, want no copy of s0's output", cp.CompletedStepID, len(ev.Body))
 		}
+		if ref := string(cp.StepOutputs["s0"]); !strings.Contains(ref, `"$output":"sha256:`) || len(ref) > 200 {
+			t.Errorf("checkpoint after %s holds s0 as %.80s…, want a reference", cp.CompletedStepID, ref)
+		}
+		return nil
+	})
+	if err != nil || n != 5 {
+		t.Errorf("Checkpoints: %d step events, %v; want 5, nil", n, err)
 	}
 }

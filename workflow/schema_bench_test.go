@@ -2,7 +2,7 @@ package workflow_test
 
 import (
 	"encoding/json"
-	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sanadhq/sanad/home"
@@ -15,12 +15,7 @@ func BenchmarkStepBodyValidate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cp := workflow.Checkpoint{StepIndex: 9, CompletedStepID: "n9", StepOutputs: map[string]json.RawMessage{},
-		Context: map[string]json.RawMessage{"input": json.RawMessage(`{}`)}, MemorySnapshot: map[string]json.RawMessage{}, Phase: "run"}
-	for i := range 10 {
-		cp.StepOutputs[fmt.Sprintf("n%d", i)] = json.RawMessage(`{}`)
-		cp.Completed = append(cp.Completed, fmt.Sprintf("n%d", i))
-	}
+	cp := workflow.CheckpointDelta{StepIndex: 9, CompletedStepID: "n9", Phase: "run", State: "sha256:" + strings.Repeat("0", 64)}
 	body, _ := json.Marshal(workflow.StepBody{StepID: "n9", StepIndex: 9, Agent: "a", Output: json.RawMessage(`{}`), OutputHash: "sha256:00", Checkpoint: cp})
 	b.ResetTimer()
 	for range b.N {

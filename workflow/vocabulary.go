@@ -12,9 +12,9 @@ import (
 const (
 	// TypeDefined records the definition and input, with the run's start.
 	TypeDefined = "workflow.defined"
-	// TypeStepCompleted records a step's output and the checkpoint after it.
+	// TypeStepCompleted records a step's output and its change to the checkpoint.
 	TypeStepCompleted = "step.completed"
-	// TypeStepFailed records a step's failure and the checkpoint after it.
+	// TypeStepFailed records a step's failure and its change to the checkpoint.
 	TypeStepFailed = "step.failed"
 	// TypeStepSkipped records a step not run because a dependency failed.
 	TypeStepSkipped = "step.skipped"
@@ -52,8 +52,15 @@ type DefinedBody struct {
 }
 
 // Checkpoint is the state of a workflow after a step: everything a resume
-// needs, derivable from it alone (seed 003 INV-CP-001). The first five fields
-// carry the names the seed gives them.
+// needs (seed 003 INV-CP-001). The first five fields carry the names the
+// seed gives them.
+//
+// A step event does not hold the whole checkpoint, which grows with every
+// step: it holds what the step changed ([CheckpointDelta]) and the hash of
+// the checkpoint after it. The checkpoint after a step event is the fold of
+// the run's step events up to it, each checked against its hash on the way
+// (see [Checkpoints]): a resume and a replay rebuild it that way, and a run
+// keeps it in memory as it records them.
 type Checkpoint struct {
 	// StepIndex is the index, in the definition, of the step this
 	// checkpoint follows.
@@ -74,6 +81,12 @@ type Checkpoint struct {
 	Compensated []string `json:"compensated,omitempty"`
 	// Phase is "run", or "rollback" once a rollback has begun.
 	Phase string `json:"phase"`
+	// State is the hash that commits to this checkpoint: the state of the
+	// step event it follows (see [CheckpointDelta.State]).
+	State string `json:"state,omitempty"`
+
+	// undone indexes Compensated.
+	undone map[string]bool
 }
 
 // The phases of a workflow run.
@@ -82,7 +95,11 @@ const (
 	PhaseRollback = "rollback"
 )
 
-// Validate checks that c is complete and consistent with d before it is saved.
+// Validate checks that c is complete and consistent with d. A run checks
+// each step's change to its checkpoint before it saves it, in a time that
+// does not depend on the steps before (see checkStep): a change that passes
+// keeps a valid checkpoint valid. A resume validates the checkpoint it
+// rebuilds.
 func (c *Checkpoint) Validate(d *Definition) error {
 	const op = "workflow.checkpoint"
 	switch {
@@ -102,6 +119,13 @@ func (c *Checkpoint) Validate(d *Definition) error {
 			return sanad.Errorf(sanad.CodeInternal, op, "completed step %q has no output", id)
 		}
 	}
+	done := make(map[string]bool, len(c.Compensated))
+	for _, id := range c.Compensated {
+		if _, ok := c.StepOutputs[id]; !ok || done[id] {
+			return sanad.Errorf(sanad.CodeInternal, op, "step %q is compensated but did not complete, or is compensated twice", id)
+		}
+		done[id] = true
+	}
 	return nil
 }
 
@@ -115,7 +139,43 @@ type StepBody struct {
 	// OutputHash is the hash of the canonical output.
 	OutputHash string          `json:"output_hash,omitempty"`
 	Error      *sanad.RunError `json:"error,omitempty"`
-	Checkpoint Checkpoint      `json:"checkpoint"`
+	// Checkpoint is the change the step makes to the run's checkpoint, and
+	// the hash of the checkpoint after it.
+	Checkpoint CheckpointDelta `json:"checkpoint"`
+}
+
+// CheckpointDelta is the checkpoint part of a step event: what the event
+// changes in the run's [Checkpoint], in a size that depends on the step
+// alone, never on the steps before it. The event itself says the rest: a
+// step.completed adds its step to the completed ones, with its output (in
+// the form [Checkpoint.StepOutputs] describes); a step.failed or
+// step.skipped adds its error to the failed steps; a step.compensated adds
+// its step to the compensated ones.
+type CheckpointDelta struct {
+	// StepIndex and CompletedStepID name the step the checkpoint follows:
+	// the event's step.
+	StepIndex       int    `json:"stepIndex"`
+	CompletedStepID string `json:"completedStepId"`
+	// Context and MemorySnapshot are the entries the step set, each
+	// replacing the value before it.
+	Context        map[string]json.RawMessage `json:"context,omitempty"`
+	MemorySnapshot map[string]json.RawMessage `json:"memorySnapshot,omitempty"`
+	// FailedSteps are failures the checkpoint gained since the step event
+	// before, other than the event's own error: a compensation that failed,
+	// or a step whose own event could not be recorded.
+	FailedSteps map[string]sanad.RunError `json:"failedSteps,omitempty"`
+	// Phase is the phase after the event.
+	Phase string `json:"phase"`
+	// State commits to the checkpoint after the event, and so to
+	// everything a resume needs: "sha256:" and the hex SHA-256 of the
+	// state of the step event before (its 32 bytes), the event type, a
+	// newline and the RFC 8785 form of this body without "output" (which
+	// "output_hash" stands for) and "checkpoint.state". Before the first
+	// step event, the state is the hash of the RFC 8785 form of
+	// {"definition_hash": …, "input": …} as workflow.defined records them.
+	// A resume and a replay recompute every state as they fold the run's
+	// step events, and refuse a run where one differs (INTEGRITY).
+	State string `json:"state"`
 }
 
 // IntentBody is the body of effect.intent.
@@ -150,10 +210,13 @@ type ResultBody struct {
 	Gate      string `json:"gate,omitempty"`
 }
 
-// checkpointSchema requires the checkpoint's fields without describing
-// their contents: Checkpoint.Validate checks them before every save, and
-// a schema walking every saved output would cost more than the step.
-const checkpointSchema = `{"type":"object","required":["stepIndex","completedStepId","stepOutputs","context","memorySnapshot","completed","phase"]}`
+// checkpointSchema describes a step event's [CheckpointDelta]; the values
+// of context, memory and failures are checked by the engine before every
+// save.
+const checkpointSchema = `{"type":"object","required":["stepIndex","completedStepId","phase","state"],"additionalProperties":false,"properties":{
+ "stepIndex":{"type":"integer","minimum":0},"completedStepId":{"type":"string","minLength":1},
+ "context":{"type":"object"},"memorySnapshot":{"type":"object"},"failedSteps":{"type":"object"},
+ "phase":{"enum":["run","rollback"]},"state":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"}}}`
 
 const stepSchema = `{"type":"object","required":["step_id","step_index","agent","checkpoint"],"additionalProperties":false,"properties":{
  "step_id":{"type":"string","minLength":1},"step_index":{"type":"integer","minimum":0},"agent":{"type":"string","minLength":1},
@@ -167,8 +230,8 @@ func Vocabulary() ledger.Vocabulary {
 				Schema: `{"type":"object","required":["name","definition_hash","definition","input"],"additionalProperties":false,"properties":{
  "name":{"type":"string","minLength":1},"playbook":{"type":"string","minLength":1,"maxLength":128},"version":{"type":"string"},"definition_hash":{"type":"string","pattern":"^sha256:[0-9a-f]{64}$"},
  "definition":{"type":"object"},"input":{"type":"object"}}}`},
-			{Name: TypeStepCompleted, Signer: ledger.SignedByEither, Schema: stepSchema, Doc: "a step's output, signed by its agent, with the checkpoint after it"},
-			{Name: TypeStepFailed, Signer: ledger.SignedByRuntime, Schema: stepSchema, Doc: "a step failed: its bounded error and the checkpoint after it"},
+			{Name: TypeStepCompleted, Signer: ledger.SignedByEither, Schema: stepSchema, Doc: "a step's output, signed by its agent, with its change to the checkpoint and the checkpoint's hash after it"},
+			{Name: TypeStepFailed, Signer: ledger.SignedByRuntime, Schema: stepSchema, Doc: "a step failed: its bounded error, with the checkpoint's change and hash after it"},
 			{Name: TypeStepSkipped, Signer: ledger.SignedByRuntime, Schema: stepSchema, Doc: "a step was not run because a step it depends on failed"},
 			{Name: TypeStepCompensated, Signer: ledger.SignedByRuntime, Schema: stepSchema, Doc: "a completed step was undone by a rollback"},
 			{Name: TypeEffectIntent, Signer: ledger.SignedByEither, Doc: "an external effect (tool or model call) is about to happen: its key, kind and input hash",

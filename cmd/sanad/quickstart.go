@@ -23,7 +23,7 @@ func (a *app) quickstartCommand() *cobra.Command {
 		Short: "Run the due-diligence playbook, replay it, export its trace and verify the bundle (offline)",
 		Long: `Quickstart works on an empty home with no network and no model. It runs the built-in
 due-diligence playbook: six steps by five agents, two at a time, one delegation, one tool call
-through the governed gateway, each step a signed event holding its checkpoint. Then it replays
+through the governed gateway, each step a signed event committing to its checkpoint. Then it replays
 the run from its record (the same outputs, no tool or model called), exports the trace as a
 bundle, and verifies the bundle offline against the home's log key.`,
 		Args: exactArgs(0),

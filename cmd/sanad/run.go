@@ -20,7 +20,7 @@ func (a *app) runCommand() *cobra.Command {
 		Use:   "run FILE_OR_PLAYBOOK",
 		Short: "Run a workflow file, a playbook folder, or a built-in playbook by name",
 		Long: `Run records a workflow run in the home and runs it to its end: every step ends with a
-signed event holding the checkpoint after it, and every tool call goes through the tool
+signed event committing to the checkpoint after it, and every tool call goes through the tool
 gateway under policy. The argument is a workflow file (YAML or JSON), a playbook folder
 (workflow.yaml, agents/, optional policy/), or else the name of a playbook built into the
 binary: ` + strings.Join(builtinNames(), ", ") + `.

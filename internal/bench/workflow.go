@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -16,8 +18,9 @@ import (
 // WorkflowConfig configures [Workflow].
 type WorkflowConfig struct {
 	Dir string // an empty folder for the benchmark's home
-	// Runs is how many workflow runs are timed (default 200), each of Steps
-	// trivial steps (default 10).
+	// Runs is how many workflow runs are timed, each of Steps trivial
+	// steps (default 10): by default 2,000 steps' worth (200 runs of 10,
+	// one of 10,000).
 	Runs  int
 	Steps int
 	// Concurrency is how many runs go on at once (default 1: one after
@@ -58,11 +61,11 @@ type WorkflowResult struct {
 // commit in order while the next step runs; a run returns only once all its
 // events are durable.
 func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
-	if cfg.Runs <= 0 {
-		cfg.Runs = 200
-	}
 	if cfg.Steps <= 0 {
 		cfg.Steps = 10
+	}
+	if cfg.Runs <= 0 {
+		cfg.Runs = DefaultRuns(cfg.Steps)
 	}
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 1
@@ -80,17 +83,19 @@ func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 	if err != nil {
 		return res, err
 	}
-	d := &workflow.Definition{Name: "bench", Agent: "bench-agent"}
-	for i := range cfg.Steps {
-		d.Steps = append(d.Steps, workflow.Step{ID: fmt.Sprintf("n%d", i), Uses: "echo"})
+	d, err := benchDefinition(cfg.Steps)
+	if err != nil {
+		return res, err
 	}
-	if err := d.Validate(); err != nil {
+	warm, err := benchDefinition(min(cfg.Steps, 10))
+	if err != nil {
 		return res, err
 	}
 	opts := workflow.Options{Scope: sanad.Scope{Tenant: "bench", Case: "workflow"}}
-	// Warm up: keys, prepared statements, caches.
+	// Warm up: keys, prepared statements, caches (with short runs, so that
+	// a long workflow is not run more than the runs timed).
 	for range 5 {
-		if _, err := e.Start(ctx, d, nil, opts); err != nil {
+		if _, err := e.Start(ctx, warm, nil, opts); err != nil {
 			return res, err
 		}
 	}
@@ -145,4 +150,77 @@ func Workflow(ctx context.Context, cfg WorkflowConfig) (WorkflowResult, error) {
 	signs, _ := rawEd25519(time.Second)
 	res.RawSignUS = float64(runtime.GOMAXPROCS(0)) / signs * 1e6
 	return res, nil
+}
+
+// DefaultRuns is how many runs of steps steps the workflow benchmark times
+// when not told: 2,000 steps' worth, at least one run.
+func DefaultRuns(steps int) int {
+	return max(1, 2000/max(steps, 1))
+}
+
+func benchDefinition(steps int) (*workflow.Definition, error) {
+	d := &workflow.Definition{Name: "bench", Agent: "bench-agent"}
+	for i := range steps {
+		d.Steps = append(d.Steps, workflow.Step{ID: fmt.Sprintf("n%d", i), Uses: "echo"})
+	}
+	return d, d.Validate()
+}
+
+// WorkflowScaling is what `sanad bench workflow` prints for several
+// workflow lengths: the cost of a step at each, and how it changes.
+type WorkflowScaling struct {
+	Sizes []WorkflowResult `json:"sizes"`
+	// Ratio is step_us_p50 at the longest workflow over step_us_p50 at the
+	// shortest: 1 when a step costs the same whatever the workflow's
+	// length.
+	Ratio float64 `json:"ratio_longest_to_shortest"`
+	// CPURatio is the same ratio of cpu_us_per_step.
+	CPURatio float64 `json:"cpu_ratio_longest_to_shortest"`
+}
+
+// WorkflowSizes runs [Workflow] once for each workflow length in steps, in
+// the order given, each in its own home: a folder of cfg.Dir. cfg.Runs,
+// when zero, is [DefaultRuns] of each length, so that each length runs about
+// as many steps. progress, when not nil, is called with each result.
+func WorkflowSizes(ctx context.Context, cfg WorkflowConfig, steps []int, progress func(WorkflowResult)) (WorkflowScaling, error) {
+	var out WorkflowScaling
+	if len(steps) == 0 {
+		steps = []int{10}
+	}
+	for i, n := range steps {
+		c := cfg
+		c.Steps = n
+		c.Dir = filepath.Join(cfg.Dir, fmt.Sprintf("size-%d-%d", i, n))
+		if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+			return out, err
+		}
+		res, err := Workflow(ctx, c)
+		// A long run's home is large: it goes once measured.
+		if rerr := os.RemoveAll(c.Dir); err == nil && rerr != nil {
+			err = rerr
+		}
+		if err != nil {
+			return out, fmt.Errorf("workflows of %d steps: %w", n, err)
+		}
+		out.Sizes = append(out.Sizes, res)
+		if progress != nil {
+			progress(res)
+		}
+	}
+	shortest, longest := out.Sizes[0], out.Sizes[0]
+	for _, r := range out.Sizes {
+		if r.StepsPerRun < shortest.StepsPerRun {
+			shortest = r
+		}
+		if r.StepsPerRun > longest.StepsPerRun {
+			longest = r
+		}
+	}
+	if shortest.StepP50us > 0 {
+		out.Ratio = longest.StepP50us / shortest.StepP50us
+	}
+	if shortest.CPUPerStepUS > 0 {
+		out.CPURatio = longest.CPUPerStepUS / shortest.CPUPerStepUS
+	}
+	return out, nil
 }
