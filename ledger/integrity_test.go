@@ -484,3 +484,32 @@ func TestTamperCheckpointFiledUnderAnotherSize(t *testing.T) {
 	}
 }
 
+// A Merkle node row the store keeps, deleted, is found by the whole-log
+// verification, though the root does not need it: the inclusion proofs that
+// do need it fail.
+func TestTamperKeptNodeDeleted(t *testing.T) {
+	ctx := context.Background()
+	src, trace := smallHome(t) // more than 256 events: the root reads no level-4 node
+	dir := ledgertest.CopyLedger(t, src)
+	ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+		_, err := db.Exec("DELETE FROM tlog_nodes WHERE id = ?", int64(4)<<56)
+		return err
+	})
+	h := ledgertest.Open(t, dir)
+	evs, err := h.Ledger.Events(ctx, trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cp, err := h.Ledger.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An event at leaves 16..31 has the deleted node (leaves 0..15) as a
+	// sibling on its path.
+	if _, err := h.Ledger.Prove(ctx, evs[20].Hash, cp); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+		t.Errorf("Prove of an event whose path needs the deleted node: got %v, want INTEGRITY", err)
+	}
+	if _, err := h.Ledger.Verify(ctx, ""); !isVerifyFailure(err) {
+		t.Errorf("Verify(whole log): got %v, want a verification failure", err)
+	}
+}

@@ -394,6 +394,12 @@ func (db *DB) ReadLeaves(ctx context.Context, from uint64, fn func(uint64, canon
 	return classify(rows.Err(), op, "read")
 }
 
+var _ ledger.NodeKeeper = (*DB)(nil)
+
+// KeepsLevel implements [ledger.NodeKeeper]: the store keeps every complete
+// node of the levels that are a multiple of storedNodeLevels.
+func (db *DB) KeepsLevel(level uint) bool { return level > 0 && level%storedNodeLevels == 0 }
+
 // ReadTreeNodes implements [ledger.TreeStore].
 func (db *DB) ReadTreeNodes(ctx context.Context, fn func(tlog.Node) error) error {
 	const op = "sqlite.read_tree_nodes"
