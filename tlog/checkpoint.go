@@ -62,10 +62,18 @@ func Sign(c Checkpoint, signer note.Signer) ([]byte, error) {
 
 // Open verifies a signed checkpoint note with verifier and parses it. The
 // note must carry a valid signature by verifier, whose name must be the origin.
+// Each signature must be in strict base64: the note package decodes it
+// leniently, so that a note whose last signature character was changed in
+// its padding bits would otherwise still open.
 func Open(signed []byte, verifier note.Verifier) (Checkpoint, error) {
 	n, err := note.Open(signed, note.VerifierList(verifier))
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("tlog: checkpoint signature: %w", err)
+	}
+	for _, sig := range append(n.Sigs, n.UnverifiedSigs...) {
+		if _, err := base64.StdEncoding.Strict().DecodeString(sig.Base64); err != nil {
+			return Checkpoint{}, fmt.Errorf("tlog: checkpoint signature of %s is not in strict base64", sig.Name)
+		}
 	}
 	c, err := ParseCheckpoint([]byte(n.Text))
 	if err != nil {
