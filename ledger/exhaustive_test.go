@@ -43,20 +43,25 @@ import (
 // Sample sizes (the default run, and in brackets the run with
 // SANAD_TAMPER_FULL=1; each family logs its figures):
 //
-//   - byte flips: every flipStride-th event row [every one] and every
+//   - byte flips: every flipStride-th event row [every one], every
 //     nodeStride-th node row [every one], and every checkpoint row; in each,
 //     every stored column (idx, trace, seq, hash, type, run, data; id, hash;
 //     size, note): one byte, the first, the last or one at random, in turn
-//     [the first, the last and flipRandom at random]; each XORed with a
-//     random non-zero mask (fixed seed). Integer columns are flipped as their
-//     8-byte two's complement; a NULL run is set to a value instead. Besides,
-//     every byte of every column of a few rows is flipped in turn (XOR 0x01,
-//     the smallest change): [the last and a middle event row, a
-//     registration of a key, a node row, and every checkpoint row].
+//     [the same for event rows; the first, the last and flipRandom at random
+//     for node and checkpoint rows]; each XORed with a random non-zero mask
+//     (fixed seed). Integer columns are flipped as their 8-byte two's
+//     complement; a NULL run is set to a value instead. Besides, [every byte
+//     of every column of the last and a middle event row, a registration of
+//     a key, a node row and the exhaustiveCps latest checkpoint rows, XOR
+//     0x01, the smallest change]. And the last character of a checkpoint's
+//     signature, whose low bits are base64 padding, XORed with masks 1 to 15
+//     in the latest checkpoint [in every checkpoint; every mask in the
+//     latest].
 //   - index columns set to plausible values (another row's idx, another
 //     trace's name, another seq, type or run, a free node id, another
-//     checkpoint size, and swaps of two rows' values): indexStride-th rows
-//     [every row].
+//     checkpoint size, and swaps of two rows' values): indexStride-th event
+//     rows [every fourth], nodeStride-th node rows [every one], every
+//     cpStride-th checkpoint row and the latest [every one].
 //   - row deletions: every deleteStride-th event row [every one], every
 //     nodeStride-th node row [every one], every checkpoint row.
 //   - the tail of every trace removed, from its last event or from its
@@ -77,12 +82,13 @@ const (
 type exSample struct {
 	full                                               bool
 	flipStride, nodeStride, cpStride, flipRandom       int
+	exhaustiveCps                                      int
 	indexStride, deleteStride, tailEvery, rollbackStep int
 }
 
 func exSampleSize() exSample {
 	if os.Getenv("SANAD_TAMPER_FULL") != "" {
-		return exSample{full: true, flipStride: 1, nodeStride: 1, cpStride: 1, flipRandom: 2, indexStride: 1, deleteStride: 1, tailEvery: 5, rollbackStep: 1}
+		return exSample{full: true, flipStride: 1, nodeStride: 1, cpStride: 1, flipRandom: 2, exhaustiveCps: 4, indexStride: 4, deleteStride: 1, tailEvery: 5, rollbackStep: 1}
 	}
 	return exSample{flipStride: 149, nodeStride: 8, cpStride: 4, indexStride: 211, deleteStride: 97, rollbackStep: 3}
 }
@@ -597,7 +603,7 @@ func TestTamperSuiteFlips(t *testing.T) {
 	var evs, nodes, cps []exCase
 	for i, r := range fx.rows {
 		if i%s.flipStride == 0 {
-			evs = append(evs, sampledFlips(rng, fx.eventColumns(r), i/s.flipStride, k)...)
+			evs = append(evs, sampledFlips(rng, fx.eventColumns(r), i/s.flipStride, 0)...)
 		}
 	}
 	for i, r := range fx.nodes {
@@ -608,14 +614,33 @@ func TestTamperSuiteFlips(t *testing.T) {
 	for i, r := range fx.cps {
 		cps = append(cps, sampledFlips(rng, fx.checkpointColumns(r), i, k)...)
 	}
+	// The last character of checkpoints' signatures, with masks: base64
+	// leaves padding bits in it.
+	for i, r := range fx.cps {
+		masks := 15
+		switch {
+		case s.full && i == len(fx.cps)-1:
+			masks = 255
+		case !s.full && i != len(fx.cps)-1:
+			continue
+		}
+		last := fx.checkpointColumns(r)[1]
+		at := bytes.LastIndexByte(r.note[:len(r.note)-1], '=') - 1
+		if at < 0 || r.note[len(r.note)-2] != '=' {
+			t.Fatalf("the signature of checkpoint %d does not end in a padding character: %q", r.size, r.note)
+		}
+		for m := 1; m <= masks; m++ {
+			cps = append(cps, last.flip(at, byte(m)))
+		}
+	}
 	if s.full {
 		// Every byte of a few rows: the last event, one in the middle, a
-		// key registration; a node; every checkpoint.
+		// key registration; a node; the latest checkpoints.
 		for _, i := range []int{len(fx.rows) - 1, len(fx.rows) / 2, int(fx.leaves[ledger.KeysTrace][2])} {
 			evs = append(evs, everyFlip(fx.eventColumns(fx.rows[i]))...)
 		}
 		nodes = append(nodes, everyFlip(fx.nodeColumns(fx.nodes[len(fx.nodes)/2]))...)
-		for _, r := range fx.cps {
+		for _, r := range fx.cps[len(fx.cps)-s.exhaustiveCps:] {
 			cps = append(cps, everyFlip(fx.checkpointColumns(r))...)
 		}
 	}
