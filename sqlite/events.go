@@ -490,7 +490,9 @@ func (db *DB) SaveCheckpoint(ctx context.Context, size uint64, signed []byte) er
 }
 
 // Checkpoints implements [ledger.CheckpointStore]. The size a row is filed
-// under, which nothing signs, must be the size its checkpoint states.
+// under, which nothing signs, must be the size its checkpoint states. (A
+// note that is not a checkpoint is returned as it is: the store keeps notes
+// as given, and the ledger refuses one that does not open.)
 func (db *DB) Checkpoints(ctx context.Context) ([][]byte, error) {
 	const op = "sqlite.checkpoints"
 	rows, err := db.read.QueryContext(ctx, "SELECT size, note FROM checkpoints ORDER BY size")
@@ -505,7 +507,7 @@ func (db *DB) Checkpoints(ctx context.Context) ([][]byte, error) {
 		if err := rows.Scan(&size, &n); err != nil {
 			return nil, classify(err, op, "scan")
 		}
-		if got, ok := checkpointSize(n); !ok || got != uint64(size) {
+		if got, ok := checkpointSize(n); ok && got != uint64(size) {
 			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "the checkpoint filed under size %d does not state that size: the checkpoints table was changed", size)
 		}
 		out = append(out, n)
