@@ -73,6 +73,15 @@ import (
 //     rollbackStride-th [each]) while the checkpoint file holds the latest;
 //     and the database and the checkpoint file restored together while the
 //     user-named folder holds the latest.
+//
+// A log cut at its end together with every checkpoint the home keeps (the
+// database and the checkpoint file rolled back together, or the last trace's
+// tail removed with its tree and checkpoint rows and the checkpoint file put
+// back) is a shorter log that is whole: only a checkpoint kept elsewhere can
+// tell. Those cases are refused by the open for writing with the user-named
+// folder; `sanad ledger verify` reads the home's own checkpoint file only.
+//
+// Deleted checkpoint rows are counted apart: see checkpointDeletions.
 const (
 	exTraces      = 20
 	exTraceEvents = 50
