@@ -37,15 +37,19 @@ func verifyInChild(tb testing.TB, b []byte) (string, int64) {
 	return got, kb << 10
 }
 
-// TestBundleBombBoundedMemory: bundles that decompress to gigabytes of zeros
-// — in an artifact (listed in the manifest or not), in events.jsonl or
-// proofs.json (their sizes declared in the manifest, or before it), or as
-// the manifest itself — are refused, or streamed through their hash, with
-// the verifier's peak memory (a child process's peak RSS, the garbage
-// collector set as the sanad command sets it) under 64 MiB.
-func TestBundleBombBoundedMemory(t *testing.T) {
-	const limit = 64 << 20
-	e := bigExport(t)
+// bombCase is a bundle that decompresses to far more than it weighs: hdr,
+// holding hdr.Size zero bytes, between the files before and after; want is
+// what the verifier's refusal says.
+type bombCase struct {
+	name   string
+	before []file
+	hdr    tar.Header
+	after  []file
+	want   string
+}
+
+// bombCases returns the decompression bombs built from the bundle e.
+func bombCases(t *testing.T, e *exported) []bombCase {
 	const gib = 1 << 30
 	art := bundle.ArtifactsDir + strings.Repeat("ab", 32)
 	// A manifest declaring a file of size bytes (and hash) in place of the
@@ -80,13 +84,7 @@ func TestBundleBombBoundedMemory(t *testing.T) {
 	withManifest := func(m []byte, rest []file) []file {
 		return append([]file{{bundle.ManifestFile, m}, e.files[1]}, rest...)
 	}
-	for _, tt := range []struct {
-		name   string
-		before []file
-		hdr    tar.Header
-		after  []file
-		want   string
-	}{
+	return []bombCase{
 		{"unlisted artifact of 1 GiB", manifestAndHead, tar.Header{Name: art, Size: gib - 512}, e.files[2:], "not listed in the manifest"},
 		{"listed artifact of 1 GiB, streamed", withManifest(declare(zerosArt, gib-512, zerosSum(gib-512)), nil), tar.Header{Name: zerosArt, Size: gib - 512}, e.files[2:], "the signed head is for another trace or manifest"},
 		{"events.jsonl of 2 GiB before the manifest", nil, tar.Header{Name: bundle.EventsFile, Size: 2 * gib}, without(bundle.EventsFile), "more than a bundle's events.jsonl may hold"},
@@ -95,7 +93,19 @@ func TestBundleBombBoundedMemory(t *testing.T) {
 		{"proofs.json of 1 GiB declared", withManifest(declare(bundle.ProofsFile, gib-512, zerosSum(0)), nil), tar.Header{Name: bundle.ProofsFile, Size: gib - 512}, without(bundle.ManifestFile, bundle.HeadFile, bundle.ProofsFile), "malformed"},
 		{"manifest.json of 1 GiB", nil, tar.Header{Name: bundle.ManifestFile, Size: gib - 512}, e.files[1:], "more than a bundle's manifest.json may hold"},
 		{"unlisted artifact of 1 GiB before the manifest", nil, tar.Header{Name: art, Size: gib - 512}, e.files, "content does not match its name"},
-	} {
+	}
+}
+
+// TestBundleBombBoundedMemory: bundles that decompress to gigabytes of zeros
+// — in an artifact (listed in the manifest or not), in events.jsonl or
+// proofs.json (their sizes declared in the manifest, or before it), or as
+// the manifest itself — are refused, or streamed through their hash, with
+// the verifier's peak memory (a child process's peak RSS, the garbage
+// collector set as the sanad command sets it) under 64 MiB.
+func TestBundleBombBoundedMemory(t *testing.T) {
+	const limit = 64 << 20
+	e := bigExport(t)
+	for _, tt := range bombCases(t, e) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := zeroBomb(t, tt.before, tt.hdr, tt.after)
 			got, rss := verifyInChild(t, b)

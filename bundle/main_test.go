@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(verifyStdinEnv) != "" {
 		os.Exit(verifyStdin())
 	}
+	if os.Getenv(maxRSSEnv) != "" {
+		os.Exit(measureChild())
+	}
 	code := m.Run()
 	for _, dir := range cleanupDirs {
 		os.RemoveAll(dir)
@@ -34,6 +37,10 @@ func TestMain(m *testing.M) {
 }
 
 var cleanupDirs []string
+
+// maxRSSEnv makes the test binary run the command after "--" and report its
+// peak memory (measureChild).
+const maxRSSEnv = "SANAD_TEST_MEASURE_CHILD"
 
 // exported is a bundle written by the exporter, with what a test needs to
 // check it and to forge edits of it.

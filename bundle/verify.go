@@ -165,7 +165,7 @@ func Verify(r io.Reader, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	hn, err := note.Open(c.head, note.VerifierList(verifier))
+	hn, err := tlog.OpenNote(c.head, verifier)
 	if err != nil {
 		return rep, fail(HeadFile, "signature: %v", err)
 	}

@@ -243,3 +243,24 @@ func TestBundleDetectsTailTruncation(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleHeadSignatureStrict: a head whose signature's last base64
+// character was changed in its padding bits holds the same signature bytes,
+// which the note package decodes leniently; the head is not in the manifest,
+// so nothing else would notice. Verify refuses it.
+func TestBundleHeadSignatureStrict(t *testing.T) {
+	e := bigExport(t)
+	head := get(e.files, bundle.HeadFile)
+	at := len(head) - 3 // the signature's last character, before "=\n"
+	if head[at+1] != '=' {
+		t.Fatalf("the head's signature does not end in one padding character: %q", head)
+	}
+	for m := 1; m < 64; m++ {
+		files := clone(e.files)
+		h := get(files, bundle.HeadFile)
+		h[at] ^= byte(m)
+		if _, err := e.verify(writeTar(t, files)); err == nil {
+			t.Errorf("Verify with the head's last signature character %q changed to %q: got nil, want an error", head[at], h[at])
+		}
+	}
+}

@@ -454,3 +454,62 @@ func TestIntegrity9_InterruptedExportClosedAtOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A checkpoint row filed under a size other than the one it states (the
+// size column is the table's key, which nothing signs) is found. Unfound,
+// it would also make the store drop the checkpoint the log later signs at
+// that size (a row of that size already exists).
+func TestTamperCheckpointFiledUnderAnotherSize(t *testing.T) {
+	dir, _ := recordTraces(t, 1, 20)
+	ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+		_, err := db.Exec("UPDATE checkpoints SET size = size + 1000 WHERE size = (SELECT max(size) FROM checkpoints)")
+		return err
+	})
+	if _, err := ledgertest.OpenErr(t, dir); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+		t.Errorf("open: got %v, want INTEGRITY", err)
+	}
+	h, err := home.Open(context.Background(), home.Config{Dir: dir, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	ks, err := ledger.LoadKeys(context.Background(), h.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := home.OriginOf(ks.Log)
+	_, err = ledger.Audit(context.Background(), ledger.AuditConfig{Store: h.DB, Types: h.Types, Origin: origin, Mirrors: home.Mirrors(dir, origin, nil)}, "")
+	if !isVerifyFailure(err) {
+		t.Errorf("Audit: got %v, want a verification failure", err)
+	}
+}
+
+// A Merkle node row the store keeps, deleted, is found by the whole-log
+// verification, though the root does not need it: the inclusion proofs that
+// do need it fail.
+func TestTamperKeptNodeDeleted(t *testing.T) {
+	ctx := context.Background()
+	src, trace := smallHome(t) // more than 256 events: the root reads no level-4 node
+	dir := ledgertest.CopyLedger(t, src)
+	ledgertest.Tamper(t, dir, func(db *sql.DB) error {
+		_, err := db.Exec("DELETE FROM tlog_nodes WHERE id = ?", int64(4)<<56)
+		return err
+	})
+	h := ledgertest.Open(t, dir)
+	evs, err := h.Ledger.Events(ctx, trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cp, err := h.Ledger.Checkpoint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An event at leaves 16..31 has the deleted node (leaves 0..15) as a
+	// sibling on its path.
+	if _, err := h.Ledger.Prove(ctx, evs[20].Hash, cp); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+		t.Errorf("Prove of an event whose path needs the deleted node: got %v, want INTEGRITY", err)
+	}
+	if _, err := h.Ledger.Verify(ctx, ""); !isVerifyFailure(err) {
+		t.Errorf("Verify(whole log): got %v, want a verification failure", err)
+	}
+}

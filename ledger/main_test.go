@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if big.dir != "" {
 		os.RemoveAll(big.dir)
 	}
+	for _, dir := range exCleanup {
+		os.RemoveAll(dir)
+	}
 	os.Exit(code)
 }
 

@@ -86,6 +86,16 @@ type TreeStore interface {
 	ReadTreeNodes(ctx context.Context, fn func(tlog.Node) error) error
 }
 
+// NodeKeeper is the optional capability of a [TreeStore] that keeps every
+// complete node of some levels of the tree and hashes the others from them
+// when read: a node of such a level that is missing makes the proofs that
+// need it fail, so verification requires every one.
+type NodeKeeper interface {
+	// KeepsLevel reports whether the store keeps every complete node of
+	// level (>= 1).
+	KeepsLevel(level uint) bool
+}
+
 // CheckpointStore keeps the signed checkpoints the ledger has issued.
 type CheckpointStore interface {
 	// SaveCheckpoint stores a signed checkpoint note for a tree size; saving the

@@ -603,9 +603,11 @@ func checkTraceIndex(ctx context.Context, r Reader, filed map[string][]uint64) e
 // checkStoredNodes compares every stored node of level >= 1 with the node
 // recomputed from the events. A store may keep only some nodes and hash the
 // others from them when read (proofs are checked against the root, which is
-// recomputed from the events); every node it does keep must be right.
+// recomputed from the events); every node it does keep must be right, and
+// a [NodeKeeper] must have every node of the levels it keeps.
 func checkStoredNodes(ctx context.Context, ts TreeStore, levels [][][]byte) error {
-	return ts.ReadTreeNodes(ctx, func(n tlog.Node) error {
+	count := make([]int, len(levels))
+	err := ts.ReadTreeNodes(ctx, func(n tlog.Node) error {
 		lv := int(n.ID.Level) - 1
 		if lv < 0 || lv >= len(levels) || n.ID.Index >= uint64(len(levels[lv])) {
 			return &VerifyError{Index: -1, Reason: fmt.Sprintf("stored Merkle node (level %d, index %d) is outside the tree", n.ID.Level, n.ID.Index)}
@@ -613,8 +615,24 @@ func checkStoredNodes(ctx context.Context, ts TreeStore, levels [][][]byte) erro
 		if !bytes.Equal(levels[lv][n.ID.Index], n.Hash) {
 			return &VerifyError{Index: -1, Reason: fmt.Sprintf("stored Merkle node (level %d, index %d) does not match the event hashes", n.ID.Level, n.ID.Index)}
 		}
+		count[lv]++
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	nk, ok := ts.(NodeKeeper)
+	if !ok {
+		return nil
+	}
+	for lv := range levels {
+		// Each stored node matched a distinct node of its level: as many
+		// as the level has means none is missing.
+		if nk.KeepsLevel(uint(lv+1)) && count[lv] != len(levels[lv]) {
+			return &VerifyError{Index: -1, Reason: fmt.Sprintf("the store keeps %d of the %d Merkle nodes of level %d: a node it keeps is missing, and proofs that need it fail", count[lv], len(levels[lv]), lv+1)}
+		}
+	}
+	return nil
 }
 
 func (a *auditor) verifyTrace(ctx context.Context, chk *Checker, cps []tlog.Checkpoint, trace string) (Report, error) {

@@ -394,6 +394,12 @@ func (db *DB) ReadLeaves(ctx context.Context, from uint64, fn func(uint64, canon
 	return classify(rows.Err(), op, "read")
 }
 
+var _ ledger.NodeKeeper = (*DB)(nil)
+
+// KeepsLevel implements [ledger.NodeKeeper]: the store keeps every complete
+// node of the levels that are a multiple of storedNodeLevels.
+func (db *DB) KeepsLevel(level uint) bool { return level > 0 && level%storedNodeLevels == 0 }
+
 // ReadTreeNodes implements [ledger.TreeStore].
 func (db *DB) ReadTreeNodes(ctx context.Context, fn func(tlog.Node) error) error {
 	const op = "sqlite.read_tree_nodes"
@@ -483,22 +489,41 @@ func (db *DB) SaveCheckpoint(ctx context.Context, size uint64, signed []byte) er
 	return classify(err, "sqlite.save_checkpoint", "insert")
 }
 
-// Checkpoints implements [ledger.CheckpointStore].
+// Checkpoints implements [ledger.CheckpointStore]. The size a row is filed
+// under, which nothing signs, must be the size its checkpoint states. (A
+// note that is not a checkpoint is returned as it is: the store keeps notes
+// as given, and the ledger refuses one that does not open.)
 func (db *DB) Checkpoints(ctx context.Context) ([][]byte, error) {
-	rows, err := db.read.QueryContext(ctx, "SELECT note FROM checkpoints ORDER BY size")
+	const op = "sqlite.checkpoints"
+	rows, err := db.read.QueryContext(ctx, "SELECT size, note FROM checkpoints ORDER BY size")
 	if err != nil {
-		return nil, classify(err, "sqlite.checkpoints", "query")
+		return nil, classify(err, op, "query")
 	}
 	defer rows.Close()
 	var out [][]byte
 	for rows.Next() {
+		var size int64
 		var n []byte
-		if err := rows.Scan(&n); err != nil {
-			return nil, classify(err, "sqlite.checkpoints", "scan")
+		if err := rows.Scan(&size, &n); err != nil {
+			return nil, classify(err, op, "scan")
+		}
+		if got, ok := checkpointSize(n); ok && got != uint64(size) {
+			return nil, sanad.Errorf(sanad.CodeIntegrity, op, "the checkpoint filed under size %d does not state that size: the checkpoints table was changed", size)
 		}
 		out = append(out, n)
 	}
-	return out, classify(rows.Err(), "sqlite.checkpoints", "read")
+	return out, classify(rows.Err(), op, "read")
+}
+
+// checkpointSize returns the size a signed checkpoint note states, without
+// checking its signature.
+func checkpointSize(signed []byte) (uint64, bool) {
+	i := bytes.Index(signed, []byte("\n\n"))
+	if i < 0 {
+		return 0, false
+	}
+	cp, err := tlog.ParseCheckpoint(signed[:i+1])
+	return cp.Size, err == nil
 }
 
 // projectRuns applies run events to the runs table within tx, events[i]

@@ -61,9 +61,10 @@ func Sign(c Checkpoint, signer note.Signer) ([]byte, error) {
 }
 
 // Open verifies a signed checkpoint note with verifier and parses it. The
-// note must carry a valid signature by verifier, whose name must be the origin.
+// note must carry a valid signature by verifier, whose name must be the origin,
+// and be opened as [OpenNote] opens it.
 func Open(signed []byte, verifier note.Verifier) (Checkpoint, error) {
-	n, err := note.Open(signed, note.VerifierList(verifier))
+	n, err := OpenNote(signed, verifier)
 	if err != nil {
 		return Checkpoint{}, fmt.Errorf("tlog: checkpoint signature: %w", err)
 	}
@@ -75,6 +76,24 @@ func Open(signed []byte, verifier note.Verifier) (Checkpoint, error) {
 		return Checkpoint{}, fmt.Errorf("%w: origin %q signed by key %q", ErrCheckpoint, c.Origin, verifier.Name())
 	}
 	return c, nil
+}
+
+// OpenNote verifies a signed note with verifier, as note.Open does, and
+// requires each of its signatures in strict base64: the note package decodes
+// them leniently, so that a note whose last signature character was changed
+// in its padding bits would otherwise still open, the same note in other
+// bytes.
+func OpenNote(signed []byte, verifier note.Verifier) (*note.Note, error) {
+	n, err := note.Open(signed, note.VerifierList(verifier))
+	if err != nil {
+		return nil, err
+	}
+	for _, sig := range append(n.Sigs, n.UnverifiedSigs...) {
+		if _, err := base64.StdEncoding.Strict().DecodeString(sig.Base64); err != nil {
+			return nil, fmt.Errorf("the signature of %s is not in strict base64", sig.Name)
+		}
+	}
+	return n, nil
 }
 
 // Equal reports whether two checkpoints state the same tree.

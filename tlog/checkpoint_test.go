@@ -35,6 +35,34 @@ func TestCheckpointSignOpen(t *testing.T) {
 	}
 }
 
+// A signed checkpoint changed in the padding bits of its signature's last
+// base64 character holds the same signature bytes, which the note package
+// decodes leniently: Open refuses it, so that no byte of a stored checkpoint
+// can change unnoticed.
+func TestCheckpointOpenRefusesNonCanonicalSignature(t *testing.T) {
+	skey, vkey, err := note.GenerateKey(rand.Reader, "example.log/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := note.NewSigner(skey)
+	verifier, _ := note.NewVerifier(vkey)
+	signed, err := tlog.Sign(tlog.Checkpoint{Origin: "example.log/1", Size: 3, Hash: bytes.Repeat([]byte{7}, 32)}, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(signed) - 3 // the signature's last character, before "=\n"
+	if signed[last+1] != '=' {
+		t.Fatalf("the signature line %q does not end in one padding character", signed)
+	}
+	for m := 1; m < 256; m++ {
+		b := bytes.Clone(signed)
+		b[last] ^= byte(m)
+		if _, err := tlog.Open(b, verifier); err == nil {
+			t.Errorf("Open with the signature's last character %q changed to %q: got nil error, want an error", signed[last], b[last])
+		}
+	}
+}
+
 func FuzzParseCheckpoint(f *testing.F) {
 	f.Add([]byte("example.log/1\n3\nBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\n"))
 	f.Add([]byte("example.log/1\n3\nBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\next\n"))
