@@ -180,10 +180,10 @@ func better(a, b scored) bool {
 // the later row on top, so that the earlier row wins.
 type minHeap []scored
 
-func (h minHeap) Len() int { return len(h) }
+func (h minHeap) Len() int           { return len(h) }
 func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h minHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
 func (h *minHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
