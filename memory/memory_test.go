@@ -340,7 +340,7 @@ func TestVectorSearchWithHashEmbedder(t *testing.T) {
 		}
 	}
 	// Filters hold for the vector retriever too.
-	out = search(t, x, caseA, memory.Query{QueryText: "borrower repay principal", TopK: 50, Filters: map[string]any{"document_id": "lease"}})
+	out = search(t, x, caseA, memory.Query{QueryText: "borrower repay principal to the tenant", TopK: 50, Filters: map[string]any{"document_id": "lease"}})
 	for _, r := range out.Results {
 		if r.SourceID != "lease" {
 			t.Fatalf("filtered search returned %s (vector rank %v)", r.SourceID, r.Metadata["vector_rank"])
