@@ -39,9 +39,9 @@
 //     chunk holds, of weight·idf·(k1+1) (a clause's part of BM25 approaches
 //     idf·(k1+1) as its frequency grows). The clauses are the query's words,
 //     the word pairs of the proximity boost and, after feedback, the added
-//     words, each with its weight. 1 would be a chunk made of nothing but
-//     the query's words; under plain BM25 a chunk that holds each query word
-//     once, in a text of average length, scores about 0.45. Rarer words
+//     words, each with its weight. A score nears 1 only for a chunk dense
+//     with every clause; under plain BM25 a chunk that holds each query word
+//     once, in a text of average length, scores 1/(1+k1) ≈ 0.45. Rarer words
 //     weigh more, in the score and in the bound alike.
 //   - vector: the cosine similarity, clipped to [0, 1].
 //   - fused: the larger of the two (a retriever that did not return the
@@ -50,7 +50,10 @@
 //
 // The seed's MemoryQuery defaults min_relevance_score to 0.7; in this API
 // the zero value means no threshold, and callers that speak the seed's
-// schema apply its default.
+// schema apply its default. Lexical scores run lower than that: on
+// Cranfield, the default pipeline's best chunk for a query scores 0.34,
+// 0.45 and 0.59 at the 10th, 50th and 90th percentiles, and the judged
+// relevant chunks of the first ten a median 0.35 (the others 0.30).
 //
 // # Scope
 //

@@ -339,6 +339,13 @@ func TestVectorSearchWithHashEmbedder(t *testing.T) {
 			t.Fatalf("vector search crossed into case b")
 		}
 	}
+	// Filters hold for the vector retriever too.
+	out = search(t, x, caseA, memory.Query{QueryText: "borrower repay principal to the tenant", TopK: 50, Filters: map[string]any{"document_id": "lease"}})
+	for _, r := range out.Results {
+		if r.SourceID != "lease" {
+			t.Fatalf("filtered search returned %s (vector rank %v)", r.SourceID, r.Metadata["vector_rank"])
+		}
+	}
 	// A new version replaces the cached vectors.
 	add(t, x, caseA, doc("loan", "v2", "Loan", nil), strings.ReplaceAll(loan, "borrower", "debtor"))
 	for _, r := range search(t, x, caseA, memory.Query{QueryText: "borrower debtor", TopK: 50}).Results {

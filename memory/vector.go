@@ -3,6 +3,7 @@ package memory
 import (
 	"container/heap"
 	"context"
+	"runtime"
 	"sync"
 
 	"github.com/viterin/vek/vek32"
@@ -94,16 +95,20 @@ type scored struct {
 	score float32
 }
 
+// parallelWork is the number of values (rows times dimension) above which
+// Nearest splits the scan between cores.
+const parallelWork = 1 << 21
+
 // Nearest returns the k rows of set most similar to the unit vector q, best
 // first, among the rows whose document keep accepts (every row when keep is
 // nil). The search is exact: every row is compared, by dot product (the
-// cosine, vectors being unit length).
+// cosine, vectors being unit length). A large set is scanned in parts on up
+// to four cores (GOMAXPROCS), each part keeping its own best k, merged at
+// the end.
 func Nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool) []int {
 	if k <= 0 || set.Dim == 0 || len(q) != set.Dim {
 		return nil
 	}
-	h := make(minHeap, 0, k)
-	dim := set.Dim
 	n := len(set.Keys)
 	var allowed []bool
 	if keep != nil {
@@ -112,16 +117,24 @@ func Nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool) []int 
 			allowed[i] = keep(i)
 		}
 	}
-	for i := range n {
-		if allowed != nil && !allowed[set.DocOf[i]] {
-			continue
-		}
-		s := vek32.Dot(q, set.Data[i*dim:(i+1)*dim])
-		if len(h) < k {
-			heap.Push(&h, scored{i, s})
-		} else if s > h[0].score {
-			h[0] = scored{i, s}
-			heap.Fix(&h, 0)
+	parts := 1
+	if n*set.Dim >= parallelWork {
+		parts = min(runtime.GOMAXPROCS(0), 4)
+	}
+	heaps := make([]minHeap, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			heaps[p] = scan(set, q, k, allowed, p*n/parts, (p+1)*n/parts)
+		}()
+	}
+	wg.Wait()
+	h := heaps[0]
+	for _, other := range heaps[1:] {
+		for _, s := range other {
+			push(&h, s, k)
 		}
 	}
 	out := make([]int, len(h))
@@ -131,19 +144,46 @@ func Nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool) []int 
 	return out
 }
 
+// scan returns the best k of rows [lo, hi).
+func scan(set *VectorSet, q []float32, k int, allowed []bool, lo, hi int) minHeap {
+	h := make(minHeap, 0, k)
+	dim := set.Dim
+	for i := lo; i < hi; i++ {
+		if allowed != nil && !allowed[set.DocOf[i]] {
+			continue
+		}
+		push(&h, scored{i, vek32.Dot(q, set.Data[i*dim:(i+1)*dim])}, k)
+	}
+	return h
+}
+
+// push adds s to h if it is among the best k.
+func push(h *minHeap, s scored, k int) {
+	if len(*h) < k {
+		heap.Push(h, s)
+	} else if better(s, (*h)[0]) {
+		(*h)[0] = s
+		heap.Fix(h, 0)
+	}
+}
+
+// better reports whether a ranks before b: a higher score, or the same score
+// and an earlier row.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.row < b.row
+}
+
 // minHeap keeps the best k rows seen, the worst of them on top; ties put
 // the later row on top, so that the earlier row wins.
 type minHeap []scored
 
-func (h minHeap) Len() int { return len(h) }
-func (h minHeap) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score < h[j].score
-	}
-	return h[i].row > h[j].row
-}
-func (h minHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(scored)) }
 func (h *minHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]

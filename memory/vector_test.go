@@ -8,10 +8,14 @@ import (
 )
 
 // TestNearestIsExact: the float32 scan returns the rows a float64 brute
-// force ranks first, in its order, with and without a document filter.
+// force ranks first, in its order, with and without a document filter; the
+// set is large enough to be scanned in parts.
 func TestNearestIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	set := RandomVectors(rng, 5000, 48)
+	set := RandomVectors(rng, 45000, 48)
+	if len(set.Data) < parallelWork {
+		t.Fatalf("the set is too small to be split")
+	}
 	set.Docs = []Document{{ID: "even"}, {ID: "odd"}}
 	for i := range set.DocOf {
 		set.DocOf[i] = int32(i % 2)

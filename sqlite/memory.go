@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -528,11 +527,16 @@ func ftsPhrase(p memory.Phrase) string {
 // BM25 is a sum over the query's phrases, each part depending only on its
 // phrase and the row. Clauses of the same weight are one FTS5 query (an OR
 // of them), whose bm25() is multiplied by the weight; a row's score is the
-// sum of its groups' scores: exactly what one query of every clause would
-// give, weighted. Every term and phrase is quoted: no query text is FTS5
-// syntax. The same statement counts the rows each term and exact phrase
-// matches (bm25()'s n of the idf, for the bound) and reads N from
-// memory_stats, so that scores and bound come from one snapshot.
+// sum of its groups' scores: what one query of every clause would give,
+// weighted. Every term and phrase is quoted: no query text is FTS5 syntax.
+//
+// A first statement counts the rows each term and exact phrase matches
+// (bm25()'s n of the idf, for the bound) and reads N from memory_stats; the
+// ranking runs in the same read transaction. A term that half the rows or
+// more hold gets bm25()'s floor idf, 1e-6: it can add at most 2.2e-6 times
+// its weight to a score, so it is left out of the ranking query (unless
+// every term is such a word), which spares scoring most of the table for a
+// word like "the".
 func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQuery) (memory.LexicalResult, error) {
 	const op = "sqlite.memory_lexical"
 	var res memory.LexicalResult
@@ -550,8 +554,78 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 			}
 		}
 	}
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return res, classify(err, op, "begin")
+	}
+	defer tx.Rollback()
 
-	// Groups of clauses of one weight, terms first.
+	// How many rows hold each term and exact phrase, and N.
+	n := map[string]float64{}
+	var counted []string
+	for _, t := range q.Terms {
+		counted = append(counted, ftsQuote(t.Text))
+	}
+	for _, p := range q.Phrases {
+		if p.Near <= 0 {
+			counted = append(counted, ftsPhrase(p))
+		}
+	}
+	var b strings.Builder
+	args := make([]any, 0, len(counted))
+	b.WriteString(`SELECT -1, fts_rows FROM memory_stats WHERE id = 1`)
+	for i, c := range counted {
+		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(i) + `, (SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?)`)
+		args = append(args, c)
+	}
+	rows, err := tx.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return res, classify(err, op, "count")
+	}
+	var nRow float64
+	for rows.Next() {
+		var i int
+		var v float64
+		if err := rows.Scan(&i, &v); err != nil {
+			rows.Close()
+			return res, classify(err, op, "count")
+		}
+		if i < 0 {
+			nRow = v
+		} else {
+			n[counted[i]] = v
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return res, classify(err, op, "count")
+	}
+	// bm25()'s idf: ln((N - n + 0.5) / (n + 0.5)), at least 1e-6.
+	idf := func(m float64) float64 { return max(math.Log((nRow-m+0.5)/(m+0.5)), bm25MinIDF) }
+
+	// The bound: weight·idf·(k1+1) for every term, every exact phrase and
+	// every word of a NEAR clause that some row holds (a clause no row holds
+	// adds nothing any row could score).
+	for _, t := range q.Terms {
+		if m := n[ftsQuote(t.Text)]; m > 0 {
+			res.Bound += t.Weight * idf(m) * (bm25K1 + 1)
+		}
+	}
+	for _, p := range q.Phrases {
+		if p.Near <= 0 {
+			if m := n[ftsPhrase(p)]; m > 0 {
+				res.Bound += p.Weight * idf(m) * (bm25K1 + 1)
+			}
+			continue
+		}
+		for _, t := range p.Terms {
+			if m := n[ftsQuote(t)]; m > 0 {
+				res.Bound += p.Weight * idf(m) * (bm25K1 + 1)
+			}
+		}
+	}
+
+	// The ranking: groups of clauses of one weight, terms first.
 	type group struct {
 		phrase  bool
 		weight  float64
@@ -568,43 +642,29 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 		}
 		g.clauses = append(g.clauses, clause)
 	}
-	// Counted: the clauses whose n the bound needs, each once.
-	var counted []string
-	countAt := map[string]int{}
-	count := func(clause string) int {
-		i, ok := countAt[clause]
-		if !ok {
-			i = len(counted)
-			countAt[clause] = i
-			counted = append(counted, clause)
+	allCommon := true
+	for _, t := range q.Terms {
+		if m := n[ftsQuote(t.Text)]; m > 0 && idf(m) > bm25MinIDF {
+			allCommon = false
 		}
-		return i
 	}
-	type part struct {
-		weight float64
-		count  int
-	}
-	var parts []part // the bound is the sum of weight·idf(n[count])·(k1+1)
 	for _, t := range q.Terms {
 		c := ftsQuote(t.Text)
-		addTo(false, t.Weight, c)
-		parts = append(parts, part{t.Weight, count(c)})
-	}
-	for _, p := range q.Phrases {
-		c := ftsPhrase(p)
-		addTo(true, p.Weight, c)
-		if p.Near > 0 {
-			for _, t := range p.Terms {
-				parts = append(parts, part{p.Weight, count(ftsQuote(t))})
-			}
-		} else {
-			parts = append(parts, part{p.Weight, count(c)})
+		if m := n[c]; m > 0 && (allCommon || idf(m) > bm25MinIDF) {
+			addTo(false, t.Weight, c)
 		}
 	}
-
+	if len(groups) == 0 {
+		return res, nil // no row holds any term
+	}
+	for _, p := range q.Phrases {
+		if c := ftsPhrase(p); p.Near > 0 || n[c] > 0 {
+			addTo(true, p.Weight, c)
+		}
+	}
 	f := q.Fields
-	var b strings.Builder
-	var args []any
+	b.Reset()
+	args = args[:0]
 	bm25 := func(g *group, kind string) {
 		b.WriteString(`SELECT rowid AS id, ` + kind + `-bm25(memory_fts, ?, ?, ?) * ? AS s FROM memory_fts WHERE memory_fts MATCH ?`)
 		args = append(args, f.Content, f.Headings, f.Title, g.weight, strings.Join(g.clauses, " OR "))
@@ -623,63 +683,28 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 		}
 		b.WriteString(`), r AS (SELECT id, sum(iif(k = 0, s, 0.0)) AS ts, sum(iif(k = 1, s, 0.0)) AS ps FROM g GROUP BY id)`)
 	}
-	b.WriteString(`, top AS (SELECT c.id AS id, r.ts AS ts, r.ps AS ps FROM r JOIN memory_chunks c ON c.id = r.id`)
+	b.WriteString(` SELECT c.id, r.ts, r.ps FROM r JOIN memory_chunks c ON c.id = r.id`)
 	if !q.Filter.Empty() {
 		b.WriteString(` JOIN memory_documents d ON d.id = c.doc`)
 	}
 	b.WriteString(` WHERE c.tenant = ? AND c.case_id = ? AND c.status = 'current'`)
 	args = append(args, scope.Tenant, scope.Case)
 	args = filterSQL(&b, q.Filter, args)
-	b.WriteString(` ORDER BY r.ts + r.ps DESC, c.id LIMIT ?)`)
+	b.WriteString(` ORDER BY r.ts + r.ps DESC, c.id LIMIT ?`)
 	args = append(args, max(q.Limit, 1))
-	b.WriteString(` SELECT 0, id, ts, ps FROM top`)
-	for i, c := range counted {
-		b.WriteString(` UNION ALL SELECT 1, ` + strconv.Itoa(i) + `, (SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?), 0.0`)
-		args = append(args, c)
-	}
-	b.WriteString(` UNION ALL SELECT 2, fts_rows, 0.0, 0.0 FROM memory_stats WHERE id = 1`)
-
-	rows, err := db.read.QueryContext(ctx, b.String(), args...)
+	rows, err = tx.QueryContext(ctx, b.String(), args...)
 	if err != nil {
 		return res, classify(err, op, "query")
 	}
 	defer rows.Close()
-	n := make([]float64, len(counted))
-	var nRow float64
 	for rows.Next() {
-		var kind int
 		var h memory.LexicalHit
-		if err := rows.Scan(&kind, &h.Key, &h.TermScore, &h.PhraseScore); err != nil {
+		if err := rows.Scan(&h.Key, &h.TermScore, &h.PhraseScore); err != nil {
 			return res, classify(err, op, "scan")
 		}
-		switch kind {
-		case 0:
-			res.Hits = append(res.Hits, h)
-		case 1:
-			n[h.Key] = h.TermScore
-		case 2:
-			nRow = float64(h.Key)
-		}
+		res.Hits = append(res.Hits, h)
 	}
-	if err := rows.Err(); err != nil {
-		return res, classify(err, op, "read")
-	}
-	sort.Slice(res.Hits, func(i, j int) bool {
-		a, b := &res.Hits[i], &res.Hits[j]
-		if sa, sb := a.TermScore+a.PhraseScore, b.TermScore+b.PhraseScore; sa != sb {
-			return sa > sb
-		}
-		return a.Key < b.Key
-	})
-	// The bound, with bm25()'s idf: ln((N - n + 0.5) / (n + 0.5)), at least
-	// 1e-6, n the rows that hold the phrase. A clause no row holds adds
-	// nothing: no chunk could score it.
-	for _, p := range parts {
-		if m := n[p.count]; m > 0 {
-			res.Bound += p.weight * max(math.Log((nRow-m+0.5)/(m+0.5)), bm25MinIDF) * (bm25K1 + 1)
-		}
-	}
-	return res, nil
+	return res, classify(rows.Err(), op, "read")
 }
 
 // filterSQL appends to b the conditions of f on the documents aliased d,

@@ -88,14 +88,15 @@ func checkFTSRows(t *testing.T, path string) {
 func TestMemoryBM25(t *testing.T) {
 	path := dbPath(t)
 	db := openDB(t, path)
-	// Four rows of the same length (title "title dN" adds two words).
+	// Eight rows of the same length (title "title dN" adds two words).
 	addVersion(t, db, scope, memDoc("d1", "v", nil), "apple apple pear")
 	addVersion(t, db, scope, memDoc("d2", "v", nil), "apple plum plum")
-	addVersion(t, db, scope, memDoc("d3", "v", nil), "fig fig fig")
-	addVersion(t, db, scope, memDoc("d4", "v", nil), "kiwi kiwi kiwi")
+	for i, w := range []string{"fig", "kiwi", "lime", "date", "yuzu", "sloe"} {
+		addVersion(t, db, scope, memDoc(fmt.Sprintf("d%d", i+3), "v", nil), strings.Repeat(w+" ", 3))
+	}
 	checkFTSRows(t, path)
 
-	const n, k1 = 4.0, 1.2
+	const n, k1 = 8.0, 1.2
 	idf := func(hits float64) float64 { return math.Max(math.Log((n-hits+0.5)/(hits+0.5)), 1e-6) }
 	part := func(f, hits float64) float64 { return idf(hits) * f * (k1 + 1) / (f + k1) } // every row of average length
 	res := lexical(t, db, scope, memory.LexicalQuery{Terms: []memory.Term{{Text: "apple", Weight: 1}, {Text: "plum", Weight: 2.5}}})
@@ -131,6 +132,17 @@ func TestMemoryBM25(t *testing.T) {
 		if got := h.PhraseScore > 0; got != (c[0].Doc.ID == "d1") {
 			t.Errorf("%s: phrase score %v", c[0].Doc.ID, h.PhraseScore)
 		}
+	}
+	// A word half the rows hold has the floor idf, and still finds them
+	// when the query has nothing else.
+	for i := 9; i <= 12; i++ {
+		addVersion(t, db, scope, memDoc(fmt.Sprintf("d%d", i), "v", nil), "apple fig sloe")
+	}
+	if r := lexical(t, db, scope, memory.LexicalQuery{Terms: terms("apple")}); len(r.Hits) != 6 {
+		t.Errorf("a word half the rows hold, alone: %d hits, want 6", len(r.Hits))
+	}
+	if r := lexical(t, db, scope, memory.LexicalQuery{Terms: terms("apple", "plum")}); len(r.Hits) != 1 {
+		t.Errorf("with a rarer word: %d hits, want the one with the rarer word", len(r.Hits))
 	}
 	if _, err := db.Lexical(t.Context(), scope, memory.LexicalQuery{Terms: terms("apple"), Phrases: []memory.Phrase{{Terms: []string{"apple", "fig"}, Weight: 1}}}); sanad.ErrorCode(err) != sanad.CodeInvalidInput {
 		t.Errorf("a phrase of words outside the query: %v, want INVALID_INPUT", err)

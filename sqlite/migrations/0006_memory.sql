@@ -53,7 +53,9 @@ CREATE INDEX IF NOT EXISTS memory_chunks_scope ON memory_chunks (tenant, case_id
 
 -- BM25 over the current chunks: the chunk's text, the headings above it and
 -- its document's title, as separate columns so that bm25() can weigh them.
--- Contentless: the text lives in memory_chunks.
+-- Contentless: the text lives in memory_chunks. The Porter stemmer earns its
+-- place: without it Cranfield's nDCG@10 falls from 0.3808 to 0.3615 (plain
+-- BM25) and from 0.4246 to 0.3978 (the default pipeline).
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5 (
   content, headings, title,
   content = '', contentless_delete = 1,
