@@ -1,7 +1,9 @@
 package sqlite_test
 
 import (
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -298,6 +300,46 @@ func TestMemoryFilterSQL(t *testing.T) {
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("filter %v: store kept %v, Match keeps %v", raw, got, want)
+		}
+	}
+}
+
+// TestMemoryScopeCheckedTwice: a full-text row that carries the scope's
+// word but belongs to another scope (what a hash collision would give) is
+// still kept out by the check on memory_chunks, and the ranking still
+// returns as many of the scope's own chunks as asked.
+func TestMemoryScopeCheckedTwice(t *testing.T) {
+	path := dbPath(t)
+	db := openDB(t, path)
+	other := sanad.Scope{Tenant: scope.Tenant, Case: "c2"}
+	addVersion(t, db, scope, memDoc("own", "v", nil), "merger talks", "merger terms", "merger close")
+	addVersion(t, db, other, memDoc("theirs", "v", nil), "merger merger merger secret")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var key int64
+	if err := raw.QueryRow(`SELECT id FROM memory_chunks WHERE content LIKE '%secret'`).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(scope.Tenant + "\x00" + scope.Case))
+	token := fmt.Sprintf("%020d", binary.BigEndian.Uint64(sum[:8]))
+	if _, err := raw.Exec(`DELETE FROM memory_fts WHERE rowid = ?`, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO memory_fts (rowid, content, headings, title, scope) VALUES (?, 'merger merger merger secret', '', '', ?)`, key, token); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 2, 10} {
+		res := lexical(t, db, scope, memory.LexicalQuery{Terms: terms("merger"), Limit: limit})
+		if want := min(limit, 3); len(res.Hits) != want {
+			t.Errorf("limit %d: %d hits, want %d", limit, len(res.Hits), want)
+		}
+		for _, h := range res.Hits {
+			if h.Key == key {
+				t.Errorf("limit %d: another scope's chunk returned", limit)
+			}
 		}
 	}
 }

@@ -58,6 +58,7 @@ CREATE INDEX IF NOT EXISTS memory_chunks_scope ON memory_chunks (tenant, case_id
 -- BM25) and from 0.4246 to 0.3978 (the default pipeline).
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5 (
   content, headings, title,
+  scope, -- one word naming the chunk's tenant and case (sqlite/memory.go scopeToken)
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
