@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
@@ -26,14 +25,24 @@ const (
 	memTimeForm = "2006-01-02T15:04:05.000000000Z" // fixed width: text order is time order
 )
 
-// scopeToken is the word memory_fts's scope column holds for a scope: 20
-// decimal digits of the SHA-256 of tenant and case (digits: the Porter
-// stemmer leaves them alone). A ranking query ANDs it, so that FTS5 scores
-// only the scope's rows; the join on memory_chunks still checks the scope
-// itself.
-func scopeToken(s sanad.Scope) string {
-	sum := sha256.Sum256([]byte(s.Tenant + "\x00" + s.Case))
-	return fmt.Sprintf("%020d", binary.BigEndian.Uint64(sum[:8]))
+// scopeWord is the word memory_fts's scope column holds for the scope
+// numbered id in memory_scope_ids (migration 0007): 20 decimal digits.
+func scopeWord(id int64) string { return fmt.Sprintf("%020d", id) }
+
+// scopeID returns the number of scope, numbering it first when create is
+// set; 0 when it has none.
+func scopeID(ctx context.Context, tx *sql.Tx, scope sanad.Scope, create bool) (int64, error) {
+	if create {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_scope_ids (tenant, case_id) VALUES (?, ?)`, scope.Tenant, scope.Case); err != nil {
+			return 0, err
+		}
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM memory_scope_ids WHERE tenant = ? AND case_id = ?`, scope.Tenant, scope.Case).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
 }
 
 // textColumns restricts an FTS5 expression to the columns of text.
@@ -78,6 +87,11 @@ func (db *DB) AddVersion(ctx context.Context, scope sanad.Scope, v memory.Versio
 		out.Unchanged, out.Chunks = true, chunks
 		return out, nil
 	}
+	sid, err := scopeID(ctx, tx, scope, true)
+	if err != nil {
+		return out, classify(err, op, "number the scope")
+	}
+	word := scopeWord(sid)
 	delta := 0
 	rows, err := tx.QueryContext(ctx, `SELECT id, version FROM memory_documents
 		WHERE tenant = ? AND case_id = ? AND doc_id = ? AND status = 'current'`, scope.Tenant, scope.Case, d.ID)
@@ -107,14 +121,14 @@ func (db *DB) AddVersion(ctx context.Context, scope sanad.Scope, v memory.Versio
 		delta -= n
 	}
 	if found {
-		n, err := restore(ctx, tx, scope, id, v.Now)
+		n, err := restore(ctx, tx, word, id, v.Now)
 		if err != nil {
 			return out, err
 		}
 		delta += n
 		out.Restored, out.Chunks = true, n
 	} else {
-		if err := insertVersion(ctx, tx, scope, &v, string(meta)); err != nil {
+		if err := insertVersion(ctx, tx, scope, word, &v, string(meta)); err != nil {
 			return out, err
 		}
 		delta += len(v.Chunks)
@@ -128,7 +142,7 @@ func (db *DB) AddVersion(ctx context.Context, scope sanad.Scope, v memory.Versio
 	return out, nil
 }
 
-func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, v *memory.Version, meta string) error {
+func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, word string, v *memory.Version, meta string) error {
 	const op = "sqlite.memory_add"
 	d := &v.Doc
 	now := memTime(v.Now)
@@ -180,7 +194,7 @@ func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, v *memory
 		if err != nil {
 			return classify(err, op, "insert chunk")
 		}
-		if _, err := insFTS.ExecContext(ctx, key, c.Content, strings.Join(c.Headings, "\n"), d.Title, scopeToken(scope)); err != nil {
+		if _, err := insFTS.ExecContext(ctx, key, c.Content, strings.Join(c.Headings, "\n"), d.Title, word); err != nil {
 			return classify(err, op, "index chunk")
 		}
 		if insVec != nil && i < len(v.Vectors) && v.Vectors[i] != nil {
@@ -221,7 +235,7 @@ func withdraw(ctx context.Context, tx *sql.Tx, doc int64, status memory.Status, 
 
 // restore makes a withdrawn version current again; it returns how many
 // rows it put back into memory_fts.
-func restore(ctx context.Context, tx *sql.Tx, scope sanad.Scope, doc int64, now time.Time) (int, error) {
+func restore(ctx context.Context, tx *sql.Tx, word string, doc int64, now time.Time) (int, error) {
 	const op = "sqlite.memory_restore"
 	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.content, c.headings, d.title FROM memory_chunks c
 		JOIN memory_documents d ON d.id = c.doc WHERE c.doc = ? ORDER BY c.idx`, doc)
@@ -253,7 +267,7 @@ func restore(ctx context.Context, tx *sql.Tx, scope sanad.Scope, doc int64, now 
 	for _, r := range all {
 		var hs []string
 		_ = json.Unmarshal([]byte(r.headings), &hs)
-		if _, err := ins.ExecContext(ctx, r.key, r.content, strings.Join(hs, "\n"), r.title, scopeToken(scope)); err != nil {
+		if _, err := ins.ExecContext(ctx, r.key, r.content, strings.Join(hs, "\n"), r.title, word); err != nil {
 			return 0, classify(err, op, "index chunk")
 		}
 	}
@@ -574,6 +588,13 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 		return res, classify(err, op, "begin")
 	}
 	defer tx.Rollback()
+	sid, err := scopeID(ctx, tx, scope, false)
+	if err != nil {
+		return res, classify(err, op, "read scope")
+	}
+	if sid == 0 {
+		return res, nil // nothing was ever indexed in scope
+	}
 
 	// How many rows hold each term and exact phrase, and N.
 	n := map[string]float64{}
@@ -672,9 +693,9 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 			addTo(true, p.Weight, c)
 		}
 	}
-	hits, complete, err := rank(ctx, tx, scope, q, groups, true)
+	hits, complete, err := rank(ctx, tx, scope, scopeWord(sid), q, groups, true)
 	if err == nil && !complete {
-		hits, _, err = rank(ctx, tx, scope, q, groups, false)
+		hits, _, err = rank(ctx, tx, scope, scopeWord(sid), q, groups, false)
 	}
 	res.Hits = hits
 	return res, err
@@ -688,19 +709,19 @@ type group struct {
 }
 
 // rank runs the ranking query. Each group's FTS5 query is limited to the
-// scope's token, so that only the scope's rows are scored. With capped, and
+// scope's word, so that only the scope's rows are scored. With capped, and
 // no document filter, only the best q.Limit rows are looked up in
-// memory_chunks (the token being the scope's, they are the scope's, but
+// memory_chunks (the word being the scope's, they are the scope's, but
 // the lookup checks): complete is false when one of them failed the check,
 // and the caller runs the query again uncapped.
-func rank(ctx context.Context, tx *sql.Tx, scope sanad.Scope, q memory.LexicalQuery, groups []*group, capped bool) (hits []memory.LexicalHit, complete bool, err error) {
+func rank(ctx context.Context, tx *sql.Tx, scope sanad.Scope, word string, q memory.LexicalQuery, groups []*group, capped bool) (hits []memory.LexicalHit, complete bool, err error) {
 	const op = "sqlite.memory_lexical"
 	capped = capped && q.Filter.Empty()
 	limit := max(q.Limit, 1)
 	f := q.Fields
 	var b strings.Builder
 	var args []any
-	within := `scope : ` + ftsQuote(scopeToken(scope)) + ` AND (` + textColumns
+	within := `scope : ` + ftsQuote(word) + ` AND (` + textColumns
 	bm25 := func(g *group, kind string) {
 		b.WriteString(`SELECT rowid AS id, ` + kind + `-bm25(memory_fts, ?, ?, ?, 0) * ? AS s FROM memory_fts WHERE memory_fts MATCH ?`)
 		args = append(args, f.Content, f.Headings, f.Title, g.weight, within+`(`+strings.Join(g.clauses, " OR ")+`))`)

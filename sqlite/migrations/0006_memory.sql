@@ -55,11 +55,9 @@ CREATE INDEX IF NOT EXISTS memory_chunks_scope ON memory_chunks (tenant, case_id
 -- its document's title, as separate columns so that bm25() can weigh them.
 -- Contentless: the text lives in memory_chunks. The Porter stemmer earns its
 -- place: without it Cranfield's nDCG@10 falls from 0.3808 to 0.3615 (plain
--- BM25) and from 0.4246 to 0.3978 (the default pipeline; measured before
--- the scope column, which moved the default to 0.4241).
+-- BM25) and from 0.4246 to 0.3978 (the default pipeline).
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5 (
   content, headings, title,
-  scope, -- one word naming the chunk's tenant and case (sqlite/memory.go scopeToken)
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
