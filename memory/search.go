@@ -46,6 +46,13 @@ type Proximity struct {
 // again. The expanded query weighs as much in all as the original (its
 // weights sum to the original's word count), so that its score bound is
 // comparable.
+//
+// Feedback is the costly stage: it runs a second query of about three times
+// as many words. Measured here (a shared 2-core machine), a TopK 10 search
+// took 9 ms of CPU on Cranfield with plain BM25 and 41 ms with the default
+// pipeline; on 100,000 synthetic chunks of Cranfield's vocabulary the
+// median search took 0.68 s and 3.7 s. Where latency matters more than its
+// +0.023 nDCG@10, turn it off with the zero Feedback.
 type Feedback struct {
 	Docs           int // 0: off
 	Terms          int
