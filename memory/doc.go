@@ -19,10 +19,12 @@
 //   - Lexical: BM25 over the chunk's text, the headings above it and its
 //     document's title, each with its own weight ([FieldWeights]). The query
 //     is cut into words ([Terms]); user text never reaches the store as query
-//     syntax. Optional stages, each measured on Cranfield (see memory/eval):
-//     a proximity boost for query words that appear close together, and
-//     pseudo-relevance feedback (RM3) that adds words of the best first-pass
-//     chunks to the query.
+//     syntax. Stages, each measured on Cranfield (see [DefaultLexical] and
+//     memory/eval): stop words left out, a boost for query words that appear
+//     next to each other as in the query, and pseudo-relevance feedback
+//     (RM3) that adds words of the best first-pass chunks to the query. The
+//     default pipeline has all three: nDCG@10 0.4241 against plain BM25's
+//     0.3808.
 //   - Vectors, when the index has an [Embedder]: the cosine similarity
 //     of the query's embedding and each chunk's, computed exactly over every
 //     current chunk of the scope (vectors are loaded once per scope and kept
@@ -59,6 +61,8 @@
 //
 // Every call names a [sanad.Scope]. A search sees only the current chunks of
 // its own tenant and case: the store filters by scope before anything is
-// returned. BM25's corpus statistics (how rare a word is, the average chunk
-// length) are those of the whole store's current chunks.
+// returned (the SQLite store both restricts the full-text query to the
+// scope's rows and checks each row's tenant and case). BM25's corpus
+// statistics (how rare a word is, the average chunk length) are those of
+// the whole store's current chunks.
 package memory

@@ -187,7 +187,10 @@ func (x *Index) feedback(ctx context.Context, scope sanad.Scope, q LexicalQuery,
 
 // snap rounds a weight to the nearest of top·2^(−k/2), k = 0…8, so that an
 // expanded query has at most nine distinct weights: a store runs one query
-// per weight, and RM3's weights are not precise enough to deserve more.
+// per weight, and RM3's weights are not precise enough to deserve more. On
+// Cranfield, unrounded weights gave nDCG@10 0.4286 against 0.4246 here, at
+// several times the cost; whole octaves (three weights) gave 0.4235 at the
+// same cost as these.
 func snap(w, top float64) float64 {
 	if w <= 0 || top <= 0 {
 		return 0

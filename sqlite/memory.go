@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -23,6 +24,29 @@ const (
 	bm25MinIDF  = 1e-6
 	memTimeForm = "2006-01-02T15:04:05.000000000Z" // fixed width: text order is time order
 )
+
+// scopeWord is the word memory_fts's scope column holds for the scope
+// numbered id in memory_scope_ids (migration 0007): 20 decimal digits.
+func scopeWord(id int64) string { return fmt.Sprintf("%020d", id) }
+
+// scopeID returns the number of scope, numbering it first when create is
+// set; 0 when it has none.
+func scopeID(ctx context.Context, tx *sql.Tx, scope sanad.Scope, create bool) (int64, error) {
+	if create {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO memory_scope_ids (tenant, case_id) VALUES (?, ?)`, scope.Tenant, scope.Case); err != nil {
+			return 0, err
+		}
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM memory_scope_ids WHERE tenant = ? AND case_id = ?`, scope.Tenant, scope.Case).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+// textColumns restricts an FTS5 expression to the columns of text.
+const textColumns = "{content headings title} : "
 
 func memTime(t time.Time) string { return t.UTC().Format(memTimeForm) }
 
@@ -63,6 +87,11 @@ func (db *DB) AddVersion(ctx context.Context, scope sanad.Scope, v memory.Versio
 		out.Unchanged, out.Chunks = true, chunks
 		return out, nil
 	}
+	sid, err := scopeID(ctx, tx, scope, true)
+	if err != nil {
+		return out, classify(err, op, "number the scope")
+	}
+	word := scopeWord(sid)
 	delta := 0
 	rows, err := tx.QueryContext(ctx, `SELECT id, version FROM memory_documents
 		WHERE tenant = ? AND case_id = ? AND doc_id = ? AND status = 'current'`, scope.Tenant, scope.Case, d.ID)
@@ -92,14 +121,14 @@ func (db *DB) AddVersion(ctx context.Context, scope sanad.Scope, v memory.Versio
 		delta -= n
 	}
 	if found {
-		n, err := restore(ctx, tx, id, v.Now)
+		n, err := restore(ctx, tx, word, id, v.Now)
 		if err != nil {
 			return out, err
 		}
 		delta += n
 		out.Restored, out.Chunks = true, n
 	} else {
-		if err := insertVersion(ctx, tx, scope, &v, string(meta)); err != nil {
+		if err := insertVersion(ctx, tx, scope, word, &v, string(meta)); err != nil {
 			return out, err
 		}
 		delta += len(v.Chunks)
@@ -113,7 +142,7 @@ func (db *DB) AddVersion(ctx context.Context, scope sanad.Scope, v memory.Versio
 	return out, nil
 }
 
-func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, v *memory.Version, meta string) error {
+func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, word string, v *memory.Version, meta string) error {
 	const op = "sqlite.memory_add"
 	d := &v.Doc
 	now := memTime(v.Now)
@@ -133,7 +162,7 @@ func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, v *memory
 		return classify(err, op, "prepare")
 	}
 	defer insChunk.Close()
-	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO memory_fts (rowid, content, headings, title) VALUES (?, ?, ?, ?)`)
+	insFTS, err := tx.PrepareContext(ctx, `INSERT INTO memory_fts (rowid, content, headings, title, scope) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return classify(err, op, "prepare")
 	}
@@ -165,7 +194,7 @@ func insertVersion(ctx context.Context, tx *sql.Tx, scope sanad.Scope, v *memory
 		if err != nil {
 			return classify(err, op, "insert chunk")
 		}
-		if _, err := insFTS.ExecContext(ctx, key, c.Content, strings.Join(c.Headings, "\n"), d.Title); err != nil {
+		if _, err := insFTS.ExecContext(ctx, key, c.Content, strings.Join(c.Headings, "\n"), d.Title, word); err != nil {
 			return classify(err, op, "index chunk")
 		}
 		if insVec != nil && i < len(v.Vectors) && v.Vectors[i] != nil {
@@ -206,7 +235,7 @@ func withdraw(ctx context.Context, tx *sql.Tx, doc int64, status memory.Status, 
 
 // restore makes a withdrawn version current again; it returns how many
 // rows it put back into memory_fts.
-func restore(ctx context.Context, tx *sql.Tx, doc int64, now time.Time) (int, error) {
+func restore(ctx context.Context, tx *sql.Tx, word string, doc int64, now time.Time) (int, error) {
 	const op = "sqlite.memory_restore"
 	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.content, c.headings, d.title FROM memory_chunks c
 		JOIN memory_documents d ON d.id = c.doc WHERE c.doc = ? ORDER BY c.idx`, doc)
@@ -230,7 +259,7 @@ func restore(ctx context.Context, tx *sql.Tx, doc int64, now time.Time) (int, er
 	if err := rows.Err(); err != nil {
 		return 0, classify(err, op, "read chunks")
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_fts (rowid, content, headings, title) VALUES (?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO memory_fts (rowid, content, headings, title, scope) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, classify(err, op, "prepare")
 	}
@@ -238,7 +267,7 @@ func restore(ctx context.Context, tx *sql.Tx, doc int64, now time.Time) (int, er
 	for _, r := range all {
 		var hs []string
 		_ = json.Unmarshal([]byte(r.headings), &hs)
-		if _, err := ins.ExecContext(ctx, r.key, r.content, strings.Join(hs, "\n"), r.title); err != nil {
+		if _, err := ins.ExecContext(ctx, r.key, r.content, strings.Join(hs, "\n"), r.title, word); err != nil {
 			return 0, classify(err, op, "index chunk")
 		}
 	}
@@ -559,6 +588,13 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 		return res, classify(err, op, "begin")
 	}
 	defer tx.Rollback()
+	sid, err := scopeID(ctx, tx, scope, false)
+	if err != nil {
+		return res, classify(err, op, "read scope")
+	}
+	if sid == 0 {
+		return res, nil // nothing was ever indexed in scope
+	}
 
 	// How many rows hold each term and exact phrase, and N.
 	n := map[string]float64{}
@@ -576,7 +612,7 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 	b.WriteString(`SELECT -1, fts_rows FROM memory_stats WHERE id = 1`)
 	for i, c := range counted {
 		b.WriteString(` UNION ALL SELECT ` + strconv.Itoa(i) + `, (SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?)`)
-		args = append(args, c)
+		args = append(args, textColumns+c)
 	}
 	rows, err := tx.QueryContext(ctx, b.String(), args...)
 	if err != nil {
@@ -626,11 +662,6 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 	}
 
 	// The ranking: groups of clauses of one weight, terms first.
-	type group struct {
-		phrase  bool
-		weight  float64
-		clauses []string
-	}
 	var groups []*group
 	at := map[[2]any]*group{}
 	addTo := func(phrase bool, w float64, clause string) {
@@ -662,17 +693,43 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 			addTo(true, p.Weight, c)
 		}
 	}
+	hits, complete, err := rank(ctx, tx, scope, scopeWord(sid), q, groups, true)
+	if err == nil && !complete {
+		hits, _, err = rank(ctx, tx, scope, scopeWord(sid), q, groups, false)
+	}
+	res.Hits = hits
+	return res, err
+}
+
+// group is clauses of one weight, ORed in one FTS5 query.
+type group struct {
+	phrase  bool
+	weight  float64
+	clauses []string
+}
+
+// rank runs the ranking query. Each group's FTS5 query is limited to the
+// scope's word, so that only the scope's rows are scored. With capped, and
+// no document filter, only the best q.Limit rows are looked up in
+// memory_chunks (the word being the scope's, they are the scope's, but
+// the lookup checks): complete is false when one of them failed the check,
+// and the caller runs the query again uncapped.
+func rank(ctx context.Context, tx *sql.Tx, scope sanad.Scope, word string, q memory.LexicalQuery, groups []*group, capped bool) (hits []memory.LexicalHit, complete bool, err error) {
+	const op = "sqlite.memory_lexical"
+	capped = capped && q.Filter.Empty()
+	limit := max(q.Limit, 1)
 	f := q.Fields
-	b.Reset()
-	args = args[:0]
+	var b strings.Builder
+	var args []any
+	within := `scope : ` + ftsQuote(word) + ` AND (` + textColumns
 	bm25 := func(g *group, kind string) {
-		b.WriteString(`SELECT rowid AS id, ` + kind + `-bm25(memory_fts, ?, ?, ?) * ? AS s FROM memory_fts WHERE memory_fts MATCH ?`)
-		args = append(args, f.Content, f.Headings, f.Title, g.weight, strings.Join(g.clauses, " OR "))
+		b.WriteString(`SELECT rowid AS id, ` + kind + `-bm25(memory_fts, ?, ?, ?, 0) * ? AS s FROM memory_fts WHERE memory_fts MATCH ?`)
+		args = append(args, f.Content, f.Headings, f.Title, g.weight, within+`(`+strings.Join(g.clauses, " OR ")+`))`)
 	}
 	if len(groups) == 1 {
 		b.WriteString(`WITH r AS (SELECT id, s AS ts, 0.0 AS ps FROM (`)
 		bm25(groups[0], "")
-		b.WriteString(`))`)
+		b.WriteString(`)`)
 	} else {
 		b.WriteString(`WITH g AS (`)
 		for i, g := range groups {
@@ -681,30 +738,47 @@ func (db *DB) Lexical(ctx context.Context, scope sanad.Scope, q memory.LexicalQu
 			}
 			bm25(g, map[bool]string{false: "0 AS k, ", true: "1 AS k, "}[g.phrase])
 		}
-		b.WriteString(`), r AS (SELECT id, sum(iif(k = 0, s, 0.0)) AS ts, sum(iif(k = 1, s, 0.0)) AS ps FROM g GROUP BY id)`)
+		b.WriteString(`), r AS (SELECT id, sum(iif(k = 0, s, 0.0)) AS ts, sum(iif(k = 1, s, 0.0)) AS ps FROM g GROUP BY id`)
 	}
-	b.WriteString(` SELECT c.id, r.ts, r.ps FROM r JOIN memory_chunks c ON c.id = r.id`)
-	if !q.Filter.Empty() {
-		b.WriteString(` JOIN memory_documents d ON d.id = c.doc`)
+	if capped {
+		b.WriteString(` ORDER BY ts + ps DESC, id LIMIT ?`)
+		args = append(args, limit)
 	}
-	b.WriteString(` WHERE c.tenant = ? AND c.case_id = ? AND c.status = 'current'`)
-	args = append(args, scope.Tenant, scope.Case)
-	args = filterSQL(&b, q.Filter, args)
-	b.WriteString(` ORDER BY r.ts + r.ps DESC, c.id LIMIT ?`)
-	args = append(args, max(q.Limit, 1))
-	rows, err = tx.QueryContext(ctx, b.String(), args...)
+	b.WriteString(`)`)
+	if capped {
+		b.WriteString(` SELECT r.id, r.ts, r.ps, c.id IS NOT NULL AND c.tenant = ? AND c.case_id = ? AND c.status = 'current'
+			FROM r LEFT JOIN memory_chunks c ON c.id = r.id ORDER BY r.ts + r.ps DESC, r.id`)
+		args = append(args, scope.Tenant, scope.Case)
+	} else {
+		b.WriteString(` SELECT c.id, r.ts, r.ps, 1 FROM r JOIN memory_chunks c ON c.id = r.id`)
+		if !q.Filter.Empty() {
+			b.WriteString(` JOIN memory_documents d ON d.id = c.doc`)
+		}
+		b.WriteString(` WHERE c.tenant = ? AND c.case_id = ? AND c.status = 'current'`)
+		args = append(args, scope.Tenant, scope.Case)
+		args = filterSQL(&b, q.Filter, args)
+		b.WriteString(` ORDER BY r.ts + r.ps DESC, c.id LIMIT ?`)
+		args = append(args, limit)
+	}
+	rows, err := tx.QueryContext(ctx, b.String(), args...)
 	if err != nil {
-		return res, classify(err, op, "query")
+		return nil, false, classify(err, op, "query")
 	}
 	defer rows.Close()
+	complete = true
 	for rows.Next() {
 		var h memory.LexicalHit
-		if err := rows.Scan(&h.Key, &h.TermScore, &h.PhraseScore); err != nil {
-			return res, classify(err, op, "scan")
+		var ok bool
+		if err := rows.Scan(&h.Key, &h.TermScore, &h.PhraseScore, &ok); err != nil {
+			return nil, false, classify(err, op, "scan")
 		}
-		res.Hits = append(res.Hits, h)
+		if !ok {
+			complete = false
+			continue
+		}
+		hits = append(hits, h)
 	}
-	return res, classify(rows.Err(), op, "read")
+	return hits, complete, classify(rows.Err(), op, "read")
 }
 
 // filterSQL appends to b the conditions of f on the documents aliased d,

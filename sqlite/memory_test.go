@@ -301,3 +301,112 @@ func TestMemoryFilterSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryScopeCheckedTwice: a full-text row that carries the scope's
+// word but belongs to another scope (what a hash collision would give) is
+// still kept out by the check on memory_chunks, and the ranking still
+// returns as many of the scope's own chunks as asked.
+func TestMemoryScopeCheckedTwice(t *testing.T) {
+	path := dbPath(t)
+	db := openDB(t, path)
+	other := sanad.Scope{Tenant: scope.Tenant, Case: "c2"}
+	addVersion(t, db, scope, memDoc("own", "v", nil), "merger talks", "merger terms", "merger close")
+	addVersion(t, db, other, memDoc("theirs", "v", nil), "merger merger merger secret")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var key int64
+	if err := raw.QueryRow(`SELECT id FROM memory_chunks WHERE content LIKE '%secret'`).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	var id int64
+	if err := raw.QueryRow(`SELECT id FROM memory_scope_ids WHERE tenant = ? AND case_id = ?`, scope.Tenant, scope.Case).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	token := fmt.Sprintf("%020d", id)
+	if _, err := raw.Exec(`DELETE FROM memory_fts WHERE rowid = ?`, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO memory_fts (rowid, content, headings, title, scope) VALUES (?, 'merger merger merger secret', '', '', ?)`, key, token); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 2, 10} {
+		res := lexical(t, db, scope, memory.LexicalQuery{Terms: terms("merger"), Limit: limit})
+		if want := min(limit, 3); len(res.Hits) != want {
+			t.Errorf("limit %d: %d hits, want %d", limit, len(res.Hits), want)
+		}
+		for _, h := range res.Hits {
+			if h.Key == key {
+				t.Errorf("limit %d: another scope's chunk returned", limit)
+			}
+		}
+	}
+}
+
+// TestMigrateMemoryScopeWord: a store of schema version 6, whose full-text
+// table had no scope column, migrates to one whose rows carry their scope's
+// word, holding the same current chunks with their headings and titles.
+func TestMigrateMemoryScopeWord(t *testing.T) {
+	path := dbPath(t)
+	db := openDB(t, path)
+	other := sanad.Scope{Tenant: scope.Tenant, Case: "c2"}
+	v1 := memory.Version{Doc: memDoc("d", "v1", nil), Chunks: memChunks("old wording"), Now: memEpoch}
+	if _, err := db.AddVersion(t.Context(), scope, v1); err != nil {
+		t.Fatal(err)
+	}
+	v2 := memory.Version{Doc: memDoc("d", "v2", nil), Chunks: memChunks("indemnity clause", "payment schedule"), Now: memEpoch}
+	v2.Chunks[1].Headings = []string{"Annex", "Fees"}
+	if _, err := db.AddVersion(t.Context(), scope, v2); err != nil {
+		t.Fatal(err)
+	}
+	addVersion(t, db, other, memDoc("e", "v1", nil), "indemnity cap")
+	// Rows elsewhere, so that no searched word is in half of them (BM25's
+	// floor: such a word is not searched when the query has a rarer one).
+	addVersion(t, db, sanad.Scope{Tenant: "t2"}, memDoc("g", "v1", nil), "lorem", "ipsum", "dolor", "sit", "amet")
+	db.Close()
+
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`DROP TABLE memory_fts`,
+		`DROP TABLE memory_scope_ids`,
+		`CREATE VIRTUAL TABLE memory_fts USING fts5 (content, headings, title, content = '', contentless_delete = 1,
+			tokenize = 'porter unicode61 remove_diacritics 2')`,
+		`INSERT INTO memory_fts (rowid, content, headings, title) SELECT c.id, c.content, '', d.title
+			FROM memory_chunks c JOIN memory_documents d ON d.id = c.doc WHERE c.status = 'current'`,
+		`PRAGMA user_version = 6`,
+	} {
+		if _, err := raw.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	raw.Close()
+
+	db = openDB(t, path)
+	checkFTSRows(t, path)
+	find := func(s sanad.Scope, words ...string) []string {
+		res := lexical(t, db, s, memory.LexicalQuery{Terms: terms(words...)})
+		var got []string
+		for _, h := range res.Hits {
+			c, _ := db.Chunks(t.Context(), s, []int64{h.Key})
+			got = append(got, c[0].Chunk.Content)
+		}
+		slices.Sort(got)
+		return got
+	}
+	if got := find(scope, "indemnity", "wording", "fees"); !slices.Equal(got, []string{"indemnity clause", "payment schedule"}) {
+		t.Errorf("after the migration, scope c1 finds %q", got)
+	}
+	if got := find(other, "indemnity"); !slices.Equal(got, []string{"indemnity cap"}) {
+		t.Errorf("after the migration, scope c2 finds %q", got)
+	}
+	addVersion(t, db, other, memDoc("f", "v1", nil), "indemnity again")
+	if got := find(other, "indemnity"); len(got) != 2 {
+		t.Errorf("a version added after the migration: %q", got)
+	}
+	checkFTSRows(t, path)
+}
