@@ -80,6 +80,9 @@ func (l *Ledger) Checkpoint(ctx context.Context) ([]byte, tlog.Checkpoint, error
 		}
 	}
 	cp := tlog.Checkpoint{Origin: l.cfg.Origin, Size: size, Hash: root}
+	if n := len(notes); n > 0 {
+		cp.Prev = tlog.NoteHash(notes[n-1])
+	}
 	signer, err := l.log.NoteSigner(l.cfg.Origin)
 	if err != nil {
 		return nil, tlog.Checkpoint{}, sanad.Wrap(err, sanad.CodeInternal, op, "log signing key")

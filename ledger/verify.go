@@ -242,6 +242,7 @@ type auditor struct {
 	AuditConfig
 	prover tlog.Prover
 	keys   *KeySet
+	notes  [][]byte // the stored checkpoints, oldest first
 }
 
 // Audit checks the whole log of cfg.Store (trace "") or one trace, with the
@@ -314,6 +315,15 @@ func (a *auditor) mirrored(v note.Verifier, cps []tlog.Checkpoint) ([]tlog.Check
 			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("the checkpoint in %s is not signed by the log's registered key: %v", m.Name(), err)}
 		}
 		i := sort.Search(len(cps), func(i int) bool { return cps[i].Size >= cp.Size })
+		if i == len(cps) {
+			// Newer than every stored checkpoint: the database lost the
+			// row of the latest (a power loss after the mirror was
+			// written, or a removal); opening the home for writing
+			// stores it again. It must follow the latest stored one.
+			if err := chained(cp, a.notes, m.Name()); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case i < len(cps) && cps[i].Size == cp.Size && !bytes.Equal(cps[i].Hash, cp.Hash):
 			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("fork: the checkpoint in %s and a stored one have size %d and different roots", m.Name(), cp.Size)}
@@ -354,9 +364,41 @@ func (a *auditor) openCheckpoints(ctx context.Context, v note.Verifier) ([]tlog.
 		if i > 0 && cp.Size <= out[i-1].Size {
 			return nil, &VerifyError{Index: -1, Reason: fmt.Sprintf("stored checkpoints out of order at size %d", cp.Size)}
 		}
+		if err := chained(cp, notes[:i], "the database"); err != nil {
+			return nil, err
+		}
 		out = append(out, cp)
 	}
+	a.notes = notes
 	return out, nil
+}
+
+// chained reports, as a *VerifyError, a checkpoint that does not follow the
+// last of before, the checkpoints stored before it: one was removed. A
+// checkpoint with no Prev is a log's first, or was signed before checkpoints
+// were chained; it can only come first.
+func chained(cp tlog.Checkpoint, before [][]byte, where string) error {
+	n := len(before)
+	switch {
+	case n == 0 && cp.Prev != nil:
+		return &VerifyError{Index: -1, Reason: fmt.Sprintf("the checkpoint of size %d in %s follows one the database no longer holds: stored checkpoints were removed", cp.Size, where)}
+	case n > 0 && cp.Prev != nil && !bytes.Equal(cp.Prev, tlog.NoteHash(before[n-1])):
+		return &VerifyError{Index: -1, Reason: fmt.Sprintf("the checkpoint of size %d in %s does not follow the one stored before it: a stored checkpoint was removed or replaced", cp.Size, where)}
+	case n > 0 && cp.Prev == nil && chainedAny(before):
+		return &VerifyError{Index: -1, Reason: fmt.Sprintf("the checkpoint of size %d in %s names no previous checkpoint though the log chains them", cp.Size, where)}
+	}
+	return nil
+}
+
+// chainedAny reports whether a stored checkpoint names its previous one
+// (the stored notes are known to open).
+func chainedAny(notes [][]byte) bool {
+	for _, n := range notes {
+		if bytes.Contains(n, []byte("\nprev ")) {
+			return true
+		}
+	}
+	return false
 }
 
 type verifyItem struct {

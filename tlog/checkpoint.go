@@ -2,6 +2,7 @@ package tlog
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -12,24 +13,44 @@ import (
 )
 
 // Checkpoint is the body of a C2SP tlog-checkpoint: the log's origin, its
-// size and its root hash.
+// size and its root hash, and, in an extension line, the hash of the
+// checkpoint the log signed before it.
 type Checkpoint struct {
 	Origin string
 	Size   uint64
 	Hash   []byte
+	// Prev is the SHA-256 of the signed note of the log's previous
+	// checkpoint, nil for its first: the checkpoints a log signs form a
+	// chain, so that one removed from its store is missed by the next.
+	Prev []byte
 }
 
+// prevPrefix starts the extension line that holds Prev.
+const prevPrefix = "prev "
+
 // Marshal returns the checkpoint body: three lines, origin, decimal size and
-// base64 root hash, each ending in a newline.
+// base64 root hash, then, when Prev is set, the extension line "prev
+// <base64 SHA-256>", each ending in a newline.
 func (c Checkpoint) Marshal() []byte {
-	return fmt.Appendf(nil, "%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Hash))
+	b := fmt.Appendf(nil, "%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Hash))
+	if c.Prev != nil {
+		b = fmt.Appendf(b, "%s%s\n", prevPrefix, base64.StdEncoding.EncodeToString(c.Prev))
+	}
+	return b
+}
+
+// NoteHash is what a checkpoint's Prev holds of the one before it: the
+// SHA-256 of its signed note.
+func NoteHash(signed []byte) []byte {
+	sum := sha256.Sum256(signed)
+	return sum[:]
 }
 
 // ErrCheckpoint reports a malformed checkpoint body.
 var ErrCheckpoint = errors.New("tlog: malformed checkpoint")
 
 // ParseCheckpoint parses a checkpoint body. Extension lines after the third
-// are allowed by the format and ignored.
+// are allowed by the format; a "prev" line sets Prev, others are ignored.
 func ParseCheckpoint(text []byte) (Checkpoint, error) {
 	lines := strings.SplitAfter(string(text), "\n")
 	if len(lines) < 4 || !strings.HasSuffix(string(text), "\n") {
@@ -49,7 +70,19 @@ func ParseCheckpoint(text []byte) (Checkpoint, error) {
 	if err != nil || len(hash) != HashSize {
 		return Checkpoint{}, fmt.Errorf("%w: root hash %q", ErrCheckpoint, hashText)
 	}
-	return Checkpoint{Origin: origin, Size: size, Hash: hash}, nil
+	c := Checkpoint{Origin: origin, Size: size, Hash: hash}
+	for _, line := range lines[3:] {
+		text, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), prevPrefix)
+		if !ok {
+			continue
+		}
+		prev, err := base64.StdEncoding.Strict().DecodeString(text)
+		if err != nil || len(prev) != sha256.Size || c.Prev != nil {
+			return Checkpoint{}, fmt.Errorf("%w: prev line %q", ErrCheckpoint, text)
+		}
+		c.Prev = prev
+	}
+	return c, nil
 }
 
 // Sign returns the signed note of c.
@@ -98,5 +131,5 @@ func OpenNote(signed []byte, verifier note.Verifier) (*note.Note, error) {
 
 // Equal reports whether two checkpoints state the same tree.
 func (c Checkpoint) Equal(o Checkpoint) bool {
-	return c.Origin == o.Origin && c.Size == o.Size && bytes.Equal(c.Hash, o.Hash)
+	return c.Origin == o.Origin && c.Size == o.Size && bytes.Equal(c.Hash, o.Hash) && bytes.Equal(c.Prev, o.Prev)
 }
