@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -142,4 +143,57 @@ func TestIngestFolderIsRecordedIndexedAndIncremental(t *testing.T) {
 	if _, err := h.Ledger.Verify(ctx, ""); err != nil {
 		t.Fatalf("ledger verify after removal: %v", err)
 	}
+}
+
+// TestCheckIndexAgainstRecords edits the index as someone with the database
+// and no key could: a chunk's text, a chunk added, a removed document made
+// current again. CheckIndex finds each.
+func TestCheckIndexAgainstRecords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	h := ledgertest.Open(t, dir)
+	p, _ := pipeline(t, h)
+	docs := copyFiles(t, "md/sources/wiki.md", "html/sources/table_01.html")
+	scope := sanad.Scope{Tenant: "acme", Case: "deal-1"}
+	if _, err := p.Ingest(ctx, []connector.Input{ingest.Source(docs, false)}, ingest.Options{Scope: scope}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := ingest.CheckIndex(ctx, h)
+	if err != nil || n == 0 {
+		t.Fatalf("CheckIndex of an untouched index: %d chunks, %v", n, err)
+	}
+	raw := rawDB(t, dir)
+	for _, tt := range []struct {
+		name, edit, undo string
+	}{
+		{"chunk text changed", `UPDATE memory_chunks SET content = content || ' (restated)' WHERE id = (SELECT min(id) FROM memory_chunks)`,
+			`UPDATE memory_chunks SET content = substr(content, 1, length(content) - 11) WHERE id = (SELECT min(id) FROM memory_chunks)`},
+		{"chunk id changed", `UPDATE memory_chunks SET chunk_id = 'ck_forged' WHERE id = (SELECT min(id) FROM memory_chunks)`, ""},
+		{"version changed", `UPDATE memory_documents SET version = 'sha256:00' WHERE id = (SELECT min(id) FROM memory_documents)`, ""},
+	} {
+		if _, err := raw.Exec(tt.edit); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if _, err := ingest.CheckIndex(ctx, h); sanad.ErrorCode(err) != sanad.CodeIntegrity {
+			t.Errorf("%s: CheckIndex gave %v, want INTEGRITY", tt.name, err)
+		}
+		if tt.undo != "" {
+			if _, err := raw.Exec(tt.undo); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ingest.CheckIndex(ctx, h); err != nil {
+				t.Fatalf("%s undone: %v", tt.name, err)
+			}
+		}
+	}
+}
+
+func rawDB(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "sanad.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

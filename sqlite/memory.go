@@ -842,3 +842,36 @@ func filterSQL(b *strings.Builder, f memory.Filter, args []any) []any {
 	}
 	return args
 }
+
+// IndexedChunk is a current chunk of the memory index as the index holds
+// it, for checking it against the record of its document.
+type IndexedChunk struct {
+	Scope   sanad.Scope
+	DocID   string
+	Version string
+	ChunkID string
+	Content string
+}
+
+// EachIndexedChunk calls fn with every current chunk of every scope, by
+// scope and document.
+func (db *DB) EachIndexedChunk(ctx context.Context, fn func(IndexedChunk) error) error {
+	const op = "sqlite.memory_each_chunk"
+	rows, err := db.read.QueryContext(ctx, `SELECT c.tenant, c.case_id, d.doc_id, d.version, c.chunk_id, c.content
+		FROM memory_chunks c JOIN memory_documents d ON d.id = c.doc
+		WHERE c.status = 'current' ORDER BY c.tenant, c.case_id, d.doc_id, c.idx`)
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c IndexedChunk
+		if err := rows.Scan(&c.Scope.Tenant, &c.Scope.Case, &c.DocID, &c.Version, &c.ChunkID, &c.Content); err != nil {
+			return classify(err, op, "scan")
+		}
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return classify(rows.Err(), op, "read")
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/canon"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/tlog"
 )
@@ -32,7 +33,8 @@ body schema, that the store files each event where its signed trace and seq say,
 hash chain and ordering rules, and the Merkle log: for the whole ledger, that the tree holds
 exactly the event hashes, that every stored checkpoint and the one kept beside the database
 are signed by the log's key and have the log's root at their size, that the store's index of
-traces and its runs projection agree with the events, and with --artifacts that every
+traces and its runs projection agree with the events, that every chunk the memory index
+serves is the content its document's recorded write lists, and with --artifacts that every
 artifact an event refers to is present and matches its hash; for one trace, that no event of
 it is missing from what its index returns, each event's inclusion and every checkpoint's
 consistency. Exit 1 with the first failure on stderr.`,
@@ -48,8 +50,12 @@ consistency. Exit 1 with the first failure on stderr.`,
 				if err != nil {
 					return err
 				}
+				chunks := 0
 				if trace == "" {
 					if err := h.DB.CheckRuns(ctx); err != nil {
+						return failure{err}
+					}
+					if chunks, err = ingest.CheckIndex(ctx, h); err != nil {
 						return failure{err}
 					}
 				}
@@ -59,11 +65,14 @@ consistency. Exit 1 with the first failure on stderr.`,
 						return failure{err}
 					}
 				}
-				return a.report(map[string]any{"verified": true, "report": rep, "artifacts_checked": blobs}, func() {
+				return a.report(map[string]any{"verified": true, "report": rep, "artifacts_checked": blobs, "memory_chunks_checked": chunks}, func() {
 					fmt.Fprintf(a.stdout, "verified: %d events in %d trace(s); tree size %d, root %s; %d checkpoint(s)\n",
 						rep.Events, rep.Traces, rep.TreeSize, base64.StdEncoding.EncodeToString(rep.RootHash), rep.Checkpoints)
 					if artifacts {
 						fmt.Fprintf(a.stdout, "artifacts: %d present, each matching its hash\n", blobs)
+					}
+					if chunks > 0 {
+						fmt.Fprintf(a.stdout, "memory: %d indexed chunks, each the content its document's signed record lists\n", chunks)
 					}
 				})
 			})
