@@ -24,6 +24,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/document"
+	"github.com/sanadhq/sanad/parse/internal/textcheck"
 )
 
 // Format names a text format.
@@ -108,7 +109,7 @@ func (c Config) Parse(ctx context.Context, data []byte) (doc *document.Document,
 	if strings.TrimSpace(s) == "" {
 		return nil, sanad.Errorf(sanad.CodeParserUnsupported, op, "empty file")
 	}
-	if binary(s) {
+	if textcheck.Binary(s) {
 		return nil, sanad.Errorf(sanad.CodeParserUnsupported, op, "not text: the file holds binary data")
 	}
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
@@ -196,25 +197,6 @@ func utf16String(b []byte, bigEndian bool) string {
 		}
 	}
 	return string(utf16.Decode(u))
-}
-
-// binary reports whether decoded text looks like binary data: NUL
-// characters, or many control characters, in its first kilobytes.
-func binary(s string) bool {
-	n, ctl := 0, 0
-	for _, r := range s {
-		if n >= 8192 {
-			break
-		}
-		n++
-		if r == 0 {
-			return true
-		}
-		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' && r != '\f' {
-			ctl++
-		}
-	}
-	return ctl*10 > n
 }
 
 // sniff tells a format from content.

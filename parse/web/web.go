@@ -27,6 +27,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/document"
+	"github.com/sanadhq/sanad/parse/internal/textcheck"
 )
 
 // Mode says which part of a page is read.
@@ -120,7 +121,7 @@ func (c Config) Parse(ctx context.Context, data []byte) (doc *document.Document,
 	if err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeParserUnsupported, op, "cannot decode the page's text encoding")
 	}
-	if binary(text) {
+	if textcheck.Binary(text) {
 		return nil, sanad.Errorf(sanad.CodeParserUnsupported, op, "not HTML: the file holds binary data")
 	}
 	root, err := html.Parse(strings.NewReader(text))
@@ -194,25 +195,6 @@ func decode(data []byte) (string, error) {
 		return "", err
 	}
 	return strings.TrimPrefix(string(out), "\uFEFF"), nil
-}
-
-// binary reports whether text looks like binary data rather than markup:
-// NUL bytes, or many control characters, in its first kilobytes.
-func binary(text string) bool {
-	n, ctl := 0, 0
-	for _, r := range text {
-		if n >= 8192 {
-			break
-		}
-		n++
-		if r == 0 {
-			return true
-		}
-		if unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' && r != '\f' {
-			ctl++
-		}
-	}
-	return ctl*10 > n
 }
 
 // article runs readability and applies the Auto rule (or, when forced,
