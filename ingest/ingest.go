@@ -122,6 +122,10 @@ type Report struct {
 	Documents        int         `json:"documents"`
 	Chunks           int         `json:"chunks"`
 	SkippedUnchanged int         `json:"skipped_unchanged"`
+	// Removed counts documents gone from a source since it was last
+	// ingested (deleted from a folder, trashed in Drive, no longer linked),
+	// now marked removed in the index.
+	Removed int `json:"removed"`
 	Errors           []ItemError `json:"errors"`
 	Items            []Item      `json:"items"`
 }
@@ -225,8 +229,16 @@ func (p *Pipeline) Ingest(ctx context.Context, sources []connector.Input, opt Op
 				opt.Progress(it)
 			}
 		}
+		if len(fetched.Errors) == 0 {
+			// Only a complete listing says what is gone.
+			n, err := p.removeGone(ctx, run, pr, src, fetched.Files, opt.Scope)
+			rep.Removed += n
+			if err != nil {
+				fail(src.SourceIdentifier, err)
+			}
+		}
 	}
-	summary := map[string]any{"documents": rep.Documents, "chunks": rep.Chunks, "skipped_unchanged": rep.SkippedUnchanged, "errors": len(rep.Errors)}
+	summary := map[string]any{"documents": rep.Documents, "chunks": rep.Chunks, "skipped_unchanged": rep.SkippedUnchanged, "removed": rep.Removed, "errors": len(rep.Errors)}
 	if err := run.Complete(context.WithoutCancel(ctx), nil, summary); err != nil {
 		return rep, err
 	}
@@ -263,7 +275,7 @@ func (p *Pipeline) file(ctx context.Context, run *runs.Run, pr policy.Principal,
 	}
 	doc := memory.Document{
 		ID: docID, Version: f.Checksum, Source: f.SourceID, SourceType: src.SourceType, SourceURL: f.URL,
-		Title: parsed.Title, Format: parsed.Format, Pages: parsed.Pages, Metadata: f.Metadata,
+		Title: parsed.Title, Format: parsed.Format, Pages: parsed.Pages, Metadata: withOrigin(f.Metadata, src),
 	}
 	if doc.Title == "" {
 		doc.Title = f.Name
@@ -285,6 +297,59 @@ func (p *Pipeline) file(ctx context.Context, run *runs.Run, pr policy.Principal,
 	}
 	it.Status, it.Chunks = "indexed", added.Chunks
 	return it, nil
+}
+
+// originKey is the metadata key naming the input a document was ingested
+// from, so that a later ingestion of the same input knows what it held.
+const originKey = "ingested_from"
+
+func origin(src connector.Input) string { return src.SourceType + ":" + src.SourceIdentifier }
+
+func withOrigin(meta map[string]any, src connector.Input) map[string]any {
+	out := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		out[k] = v
+	}
+	out[originKey] = origin(src)
+	return out
+}
+
+// removeGone marks removed the current documents last ingested from src that
+// its complete fetch no longer returned, each a db_write of its removal by
+// the librarian within run.
+func (p *Pipeline) removeGone(ctx context.Context, run *runs.Run, pr policy.Principal, src connector.Input, files []FetchedFile, scope sanad.Scope) (int, error) {
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.SourceID] = true
+	}
+	docs, err := p.cfg.Index.Documents(ctx, scope)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range docs {
+		if d.Status != memory.StatusCurrent || d.SourceType != src.SourceType || d.Metadata[originKey] != origin(src) || seen[d.Source] {
+			continue
+		}
+		if err := p.withdraw(ctx, run, pr, d); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// withdraw records the removal of document d (a db_write) and takes it out
+// of the index.
+func (p *Pipeline) withdraw(ctx context.Context, run *runs.Run, pr policy.Principal, d memory.DocumentInfo) error {
+	body, err := json.Marshal(Record{Document: d.Document, Removed: true, Chunks: []ChunkRecord{}})
+	if err != nil {
+		return err
+	}
+	if _, err := p.writer.Write(ctx, run, pr, dbwrite.Request{Lane: Lane, Table: Table, Op: dbwrite.Upsert, Key: d.ID, Record: body}); err != nil {
+		return err
+	}
+	return p.cfg.Index.Remove(ctx, pr.Scope, d.ID)
 }
 
 func ingestionSource(sourceType string) string {
@@ -331,12 +396,7 @@ func (p *Pipeline) Remove(ctx context.Context, scope sanad.Scope, docID, by stri
 	if err != nil {
 		return "", err
 	}
-	body, _ := json.Marshal(Record{Document: info.Document, Removed: true, Chunks: []ChunkRecord{}})
-	if _, err := p.writer.Write(ctx, run, pr, dbwrite.Request{Lane: Lane, Table: Table, Op: dbwrite.Upsert, Key: docID, Record: body}); err != nil {
-		_ = run.Fail(context.WithoutCancel(ctx), err)
-		return run.Record.ID, err
-	}
-	if err := p.cfg.Index.Remove(ctx, scope, docID); err != nil {
+	if err := p.withdraw(ctx, run, pr, info); err != nil {
 		_ = run.Fail(context.WithoutCancel(ctx), err)
 		return run.Record.ID, err
 	}

@@ -132,6 +132,26 @@ func TestIngestFolderIsRecordedIndexedAndIncremental(t *testing.T) {
 		t.Fatalf("search for the new version: %v %+v", err, out)
 	}
 
+	// A file deleted from the folder is marked removed by the next
+	// ingestion of the folder, as a recorded write.
+	if err := os.Remove(filepath.Join(dir, "csv-comma.csv")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = p.Ingest(ctx, []connector.Input{src}, ingest.Options{Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Removed != 1 || rep.Documents != 0 || rep.SkippedUnchanged != 3 {
+		t.Fatalf("one file deleted at the source: %+v", rep)
+	}
+	gone, err := idx.Document(ctx, scope, memory.DocumentID(connector.SourceLocal, filepath.Join(dir, "csv-comma.csv")))
+	if err != nil || gone.Status != memory.StatusRemoved {
+		t.Fatalf("the deleted file's document: %+v, %v", gone, err)
+	}
+	if n, err := ingest.CheckIndex(ctx, h); err != nil || n == 0 {
+		t.Fatalf("CheckIndex after a removal at the source: %d, %v", n, err)
+	}
+
 	// Removal is a recorded run, and the document leaves the index.
 	id := memory.DocumentID(connector.SourceLocal, filepath.Join(dir, "wiki.md"))
 	if _, err := p.Remove(ctx, scope, id, "alice"); err != nil {

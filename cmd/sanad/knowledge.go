@@ -49,10 +49,12 @@ func (a *app) ingestCommand() *cobra.Command {
 ?credentials=NAME for a key file in <home>/credentials), parses every file, and indexes its
 chunks in the case's memory. The whole ingestion is one recorded run: each fetch and parse is
 a tool call through the gateway, each new document version a db_write. Content already
-indexed is skipped; a changed file becomes a new version and its old chunks are superseded.
+indexed is skipped; a changed file becomes a new version and its old chunks are superseded;
+a document gone from a source that was listed whole (deleted from the folder, trashed in
+Drive) is marked removed.
 
 Every input is processed; each failure is reported with its source and code, and the command
-exits 1 if any failed. --json prints {"documents","chunks","skipped_unchanged","errors"}.`,
+exits 1 if any failed. --json prints {"documents","chunks","skipped_unchanged","removed","errors"}.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			emb, err := a.embedder(modelConfig)
@@ -84,7 +86,7 @@ exits 1 if any failed. --json prints {"documents","chunks","skipped_unchanged","
 						return err
 					}
 				} else {
-					fmt.Fprintf(a.stdout, "ingested %d document(s), %d chunk(s); %d unchanged; %d error(s) (run %s)\n", rep.Documents, rep.Chunks, rep.SkippedUnchanged, len(rep.Errors), rep.Run)
+					fmt.Fprintf(a.stdout, "ingested %d document(s), %d chunk(s); %d unchanged; %d removed at the source; %d error(s) (run %s)\n", rep.Documents, rep.Chunks, rep.SkippedUnchanged, rep.Removed, len(rep.Errors), rep.Run)
 					for _, e := range rep.Errors {
 						fmt.Fprintf(a.stdout, "  %s: %s: %s\n", e.Source, e.Code, e.Message)
 					}
