@@ -117,17 +117,17 @@ type Item struct {
 
 // Report sums up an ingestion.
 type Report struct {
-	Run              string      `json:"run"`
-	Trace            string      `json:"trace"`
-	Documents        int         `json:"documents"`
-	Chunks           int         `json:"chunks"`
-	SkippedUnchanged int         `json:"skipped_unchanged"`
+	Run              string `json:"run"`
+	Trace            string `json:"trace"`
+	Documents        int    `json:"documents"`
+	Chunks           int    `json:"chunks"`
+	SkippedUnchanged int    `json:"skipped_unchanged"`
 	// Removed counts documents gone from a source since it was last
 	// ingested (deleted from a folder, trashed in Drive, no longer linked),
 	// now marked removed in the index.
-	Removed int `json:"removed"`
-	Errors           []ItemError `json:"errors"`
-	Items            []Item      `json:"items"`
+	Removed int         `json:"removed"`
+	Errors  []ItemError `json:"errors"`
+	Items   []Item      `json:"items"`
 }
 
 // ItemError is a source or file that could not be ingested.
