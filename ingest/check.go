@@ -16,10 +16,15 @@ import (
 // document (a db.write the ledger signed) must be this version, not a
 // removal, and must list the chunk's id with the SHA-256 of its content. The
 // index is a cache that anyone with the database can edit; what a search
-// returns is only trusted once it agrees with what was recorded. It returns
-// the number of chunks checked; the first disagreement is INTEGRITY.
+// returns is only trusted once it agrees with what was recorded. The records
+// table it reads the documents' records through is checked against the
+// log's db.write events first. It returns the number of chunks checked; the
+// first disagreement is INTEGRITY.
 func CheckIndex(ctx context.Context, h *home.Home) (int, error) {
 	const op = "ingest.check_index"
+	if err := h.DB.CheckRecords(ctx); err != nil {
+		return 0, err
+	}
 	type docKey struct {
 		scope sanad.Scope
 		id    string

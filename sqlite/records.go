@@ -51,3 +51,68 @@ func (db *DB) Records(ctx context.Context, scope sanad.Scope, table string) ([]d
 	}
 	return out, classify(rows.Err(), "sqlite.records", "read")
 }
+
+// CheckRecords checks the records table against the log: it replays every
+// db.write event as projectRecord does and requires the table to hold
+// exactly the result. The table is a projection anyone with the database
+// can edit; what is read through it (a document's record, and so what the
+// memory index is checked against) is trusted only once it agrees with the
+// signed events.
+func (db *DB) CheckRecords(ctx context.Context) error {
+	const op = "sqlite.check_records"
+	type key struct{ tenant, caseID, tbl, rkey string }
+	type row struct {
+		sha256, run string
+		idx         int64
+	}
+	have := map[key]row{}
+	q, err := db.read.QueryContext(ctx, "SELECT tenant, case_id, tbl, rkey, sha256, run, idx FROM records")
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	for q.Next() {
+		var k key
+		var r row
+		if err := q.Scan(&k.tenant, &k.caseID, &k.tbl, &k.rkey, &r.sha256, &r.run, &r.idx); err != nil {
+			q.Close()
+			return classify(err, op, "scan")
+		}
+		have[k] = r
+	}
+	q.Close()
+	if err := q.Err(); err != nil {
+		return classify(err, op, "read")
+	}
+	want := map[key]row{}
+	err = db.ReadLog(ctx, 0, func(st ledger.Stored) error {
+		if st.Type != dbwrite.TypeWrite {
+			return nil
+		}
+		ev, err := ledger.Decode(st.Raw)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, op, err.Error())
+		}
+		var b dbwrite.Body
+		if err := json.Unmarshal(ev.Body, &b); err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, op, "db.write body")
+		}
+		k := key{ev.Scope.Tenant, ev.Scope.Case, b.Table, b.Key}
+		if b.Op == dbwrite.Append {
+			k.rkey = "#" + strconv.FormatUint(st.Index, 10)
+		}
+		want[k] = row{b.SHA256, ev.Run, int64(st.Index)}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for k, w := range want {
+		if h, ok := have[k]; !ok || h != w {
+			return sanad.Errorf(sanad.CodeIntegrity, op, "the records projection does not match the log: %s/%s %s/%s is the write at leaf %d (%s), its row says %+v", k.tenant, k.caseID, k.tbl, k.rkey, w.idx, w.sha256, h)
+		}
+	}
+	if len(have) != len(want) {
+		return sanad.Errorf(sanad.CodeIntegrity, op, "the records projection does not match the log: %d rows, %d written", len(have), len(want))
+	}
+	return nil
+}
