@@ -114,3 +114,70 @@ func (db *DB) composeGate(ctx context.Context, created int64, resolved sql.NullI
 	}
 	return g, nil
 }
+
+// CheckGates checks the gates table against the log: every gate.created
+// event has its row, open until its gate.resolved event, whose decision is
+// the row's status, and no row lacks its events. A deleted or edited row
+// would hide a gate from those who must resolve it.
+func (db *DB) CheckGates(ctx context.Context) error {
+	const op = "sqlite.check_gates"
+	type row struct {
+		status            string
+		created, resolved int64
+	}
+	have := map[string]row{}
+	q, err := db.read.QueryContext(ctx, "SELECT gate_id, status, created_idx, coalesce(resolved_idx, -1) FROM gates")
+	if err != nil {
+		return classify(err, op, "query")
+	}
+	for q.Next() {
+		var id string
+		var r row
+		if err := q.Scan(&id, &r.status, &r.created, &r.resolved); err != nil {
+			q.Close()
+			return classify(err, op, "scan")
+		}
+		have[id] = r
+	}
+	q.Close()
+	if err := q.Err(); err != nil {
+		return classify(err, op, "read")
+	}
+	want := map[string]row{}
+	err = db.ReadLog(ctx, 0, func(st ledger.Stored) error {
+		if st.Type != gate.TypeCreated && st.Type != gate.TypeResolved {
+			return nil
+		}
+		ev, err := ledger.Decode(st.Raw)
+		if err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, op, err.Error())
+		}
+		var b struct {
+			GateID   string `json:"gate_id"`
+			Decision string `json:"decision"`
+		}
+		if err := json.Unmarshal(ev.Body, &b); err != nil {
+			return sanad.Wrap(err, sanad.CodeIntegrity, op, "gate body")
+		}
+		if ev.Type == gate.TypeCreated {
+			want[b.GateID] = row{status: "open", created: int64(st.Index), resolved: -1}
+			return nil
+		}
+		r := want[b.GateID]
+		r.status, r.resolved = b.Decision, int64(st.Index)
+		want[b.GateID] = r
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for id, w := range want {
+		if h, ok := have[id]; !ok || h != w {
+			return sanad.Errorf(sanad.CodeIntegrity, op, "the gates projection does not match the log: gate %s is %s (created at leaf %d), its row says %+v", id, w.status, w.created, h)
+		}
+	}
+	if len(have) != len(want) {
+		return sanad.Errorf(sanad.CodeIntegrity, op, "the gates projection does not match the log: %d rows, %d gates created", len(have), len(want))
+	}
+	return nil
+}

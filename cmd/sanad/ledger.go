@@ -33,7 +33,7 @@ body schema, that the store files each event where its signed trace and seq say,
 hash chain and ordering rules, and the Merkle log: for the whole ledger, that the tree holds
 exactly the event hashes, that every stored checkpoint and the one kept beside the database
 are signed by the log's key and have the log's root at their size, that the store's index of
-traces and its runs and records projections agree with the events, that every chunk the memory index
+traces and its runs, gates and records projections agree with the events, that every chunk the memory index
 serves is the content its document's recorded write lists, and with --artifacts that every
 artifact an event refers to is present and matches its hash; for one trace, that no event of
 it is missing from what its index returns, each event's inclusion and every checkpoint's
@@ -56,6 +56,9 @@ consistency. Exit 1 with the first failure on stderr.`,
 						return failure{err}
 					}
 					if err := h.DB.CheckRecords(ctx); err != nil {
+						return failure{err}
+					}
+					if err := h.DB.CheckGates(ctx); err != nil {
 						return failure{err}
 					}
 					if chunks, err = ingest.CheckIndex(ctx, h); err != nil {

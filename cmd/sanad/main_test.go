@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/base64"
 	"encoding/json"
 	"os"
@@ -43,6 +44,7 @@ func TestScripts(t *testing.T) {
 			"checkproof":       checkProof,
 			"checkconsistency": checkConsistency,
 			"truncate":         truncateFile,
+			"sqlexec":          sqlExec,
 			"fakemodel":        fakeModel,
 			"expandenv":        expandEnv,
 		},
@@ -144,6 +146,19 @@ func truncateFile(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	ts.Check(os.Truncate(ts.MkAbs(args[0]), int64(n)))
+}
+
+// sqlexec DB STATEMENT runs one SQL statement on the SQLite file DB, as
+// someone with the file and no key could.
+func sqlExec(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sqlexec DB STATEMENT")
+	}
+	db, err := sql.Open("sqlite", ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer db.Close()
+	_, err = db.Exec(args[1])
+	ts.Check(err)
 }
 
 // fakemodel VAR starts a fake OpenAI-compatible server in the test process
