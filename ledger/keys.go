@@ -84,6 +84,9 @@ func (r *keysRule) Check(e *Event) error {
 	if keyring.KeyID(pub) != b.KeyID {
 		return fmt.Errorf("key id %s is not the id of the public key of %s", b.KeyID, b.Identity)
 	}
+	if keyring.WeakPublicKey(pub) {
+		return fmt.Errorf("the public key of %s is not a point of the curve or is of small order: it would verify signatures anyone can make", b.Identity)
+	}
 	if r.identities == nil {
 		r.identities, r.ids = map[string]bool{}, map[string]bool{}
 		if b.Role != KeyRoleRuntime || b.Identity != e.Actor.Agent || b.KeyID != e.Actor.Key {
