@@ -89,7 +89,7 @@ var sanadBinary = func() func(t *testing.T) string {
 			}
 		}
 		if err != nil {
-			t.Skipf("cannot build the sanad command: %v", err)
+			t.Fatalf("cannot build the sanad command: %v", err)
 		}
 		return path
 	}

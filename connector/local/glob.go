@@ -59,23 +59,29 @@ func matchGlob(pat, name []string) bool {
 	reach := make([]bool, len(name)+1)
 	reach[0] = true
 	for _, p := range pat {
-		next := make([]bool, len(name)+1)
-		if p == "**" {
-			on := false
-			for j := range reach {
-				on = on || reach[j]
-				next[j] = on
-			}
-		} else {
-			for j := 0; j < len(name); j++ {
-				if reach[j] && matchSeg(p, name[j]) {
-					next[j+1] = true
-				}
-			}
-		}
-		reach = next
+		reach = advance(reach, p, name)
 	}
 	return reach[len(name)]
+}
+
+// advance returns which prefixes of segs the pattern matches once segment
+// p is added to it, given reach for the pattern before p.
+func advance(reach []bool, p string, segs []string) []bool {
+	next := make([]bool, len(segs)+1)
+	if p == "**" {
+		on := false
+		for j := range reach {
+			on = on || reach[j]
+			next[j] = on
+		}
+		return next
+	}
+	for j := 0; j < len(segs); j++ {
+		if reach[j] && matchSeg(p, segs[j]) {
+			next[j+1] = true
+		}
+	}
+	return next
 }
 
 // canContainMatch reports whether a path below the folder dir (segments)
@@ -89,21 +95,7 @@ func canContainMatch(pat, dir []string) bool {
 			// contents.
 			return true
 		}
-		next := make([]bool, len(dir)+1)
-		if p == "**" {
-			on := false
-			for j := range reach {
-				on = on || reach[j]
-				next[j] = on
-			}
-		} else {
-			for j := 0; j < len(dir); j++ {
-				if reach[j] && matchSeg(p, dir[j]) {
-					next[j+1] = true
-				}
-			}
-		}
-		reach = next
+		reach = advance(reach, p, dir)
 	}
 	// All segments used: only "**" at the end keeps matching deeper.
 	return reach[len(dir)] && len(pat) > 0 && pat[len(pat)-1] == "**"
