@@ -13,6 +13,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/agent"
 	"github.com/sanadhq/sanad/artifact"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/playbook/protocol"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/tool"
@@ -64,6 +65,8 @@ type NodeFunc func(p agent.Profile) agent.Node
 // with.
 type Env struct {
 	Artifacts *artifact.Store
+	// Home is the runtime's home: its store, recorder and artifacts.
+	Home *home.Home
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9]+([-_][a-z0-9]+)*$`)

@@ -64,7 +64,7 @@ func (r *Runner) newBook(p *playbook.Playbook) (*book, error) {
 	}
 	specs = append(specs, p.Tools...)
 	if p.Toolkit != nil {
-		more, err := p.Toolkit(playbook.Env{Artifacts: r.home.Artifacts})
+		more, err := p.Toolkit(playbook.Env{Artifacts: r.home.Artifacts, Home: r.home})
 		if err != nil {
 			return nil, err
 		}
