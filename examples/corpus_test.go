@@ -2,6 +2,7 @@ package examples
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -187,4 +188,20 @@ func TestInjectedDocument(t *testing.T) {
 			t.Errorf("%s carries an instruction override too", f.Name())
 		}
 	}
+}
+
+func ExampleAnswers() {
+	answers, err := Answers()
+	if err != nil {
+		panic(err)
+	}
+	for _, a := range answers {
+		if a.Sample {
+			fmt.Printf("%s %s %v\n", a.ID, a.Question, a.Sources())
+		}
+	}
+	// Output:
+	// q01 How many customers did Tessaro have at 31 December 2022? [annual-report-2024.pdf]
+	// q03 How does the FY2024 revenue in the management accounts compare with the audited figure? [board-minutes-2025-03-18.docx annual-report-2024.pdf]
+	// q05 Who signed the Brightwater master services agreement for Brightwater, and when? [brightwater-msa.md]
 }
