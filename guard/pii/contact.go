@@ -18,7 +18,7 @@ func findEmails(_ *Detector, text string, c *collector) {
 	if !strings.Contains(text, "@") {
 		return
 	}
-	for _, m := range emailRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range emailRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
@@ -52,7 +52,7 @@ var schemeURLRe = regexp.MustCompile("(?i)\\b(?:https?|ftps?|sftp|ssh|wss?|git|s
 
 // Bare domains, with an optional path. Only the top-level domains in
 // bareTLDs count, so that file names (report.pdf, main.py, README.md) do not.
-var bareURLRe = regexp.MustCompile(`(?i)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,13}(?:/[^\s<>"'` + "`" + `{}|\\^]*)?`)
+var bareURLRe = regexp.MustCompile(`(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,13}(?:/[^\s<>"'` + "`" + `{}|\\^]*)?`)
 
 var bareTLDs = func() map[string]bool {
 	m := map[string]bool{}
@@ -70,7 +70,7 @@ var secretParam = regexp.MustCompile(`(?i)(?:^|[_-])(?:key|api[_-]?key|token|sec
 
 func findURLs(_ *Detector, text string, c *collector) {
 	if strings.Contains(text, "://") {
-		for _, m := range schemeURLRe.FindAllStringIndex(text, c.d.max) {
+		for _, m := range schemeURLRe.FindAllStringIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}
@@ -84,7 +84,7 @@ func findURLs(_ *Detector, text string, c *collector) {
 	if !strings.Contains(text, ".") {
 		return
 	}
-	for _, m := range bareURLRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range bareURLRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
@@ -207,11 +207,22 @@ var (
 const maxPhoneTokens = 7
 
 func findPhones(d *Detector, text string, c *collector) {
-	for _, m := range phoneRunRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range phoneRunRe.FindAllStringIndex(text, c.d.max+1) {
 		toks := tokens(text, m[0], m[1])
+		// A number of several tokens starts where the run starts, after a
+		// number just found, or at a + or (; elsewhere a token is tried
+		// alone, so the tail of a longer figure is not taken for a number.
+		anchored := true
 		for i := 0; i < len(toks); {
 			found := false
-			for j := min(len(toks), i+maxPhoneTokens) - 1; j >= i; j-- {
+			if b := text[toks[i][0]]; b == '+' || b == '(' {
+				anchored = true
+			}
+			last := i
+			if anchored {
+				last = min(len(toks), i+maxPhoneTokens) - 1
+			}
+			for j := last; j >= i; j-- {
 				s, e := toks[i][0], toks[j][1]
 				n := len(digitsOf(text[s:e]))
 				if n < 7 || n > 17 {
@@ -226,6 +237,7 @@ func findPhones(d *Detector, text string, c *collector) {
 					break
 				}
 			}
+			anchored = found
 			if !found {
 				i++
 			}

@@ -16,7 +16,7 @@ var cardRe = func() *regexp.Regexp {
 }()
 
 func findCards(_ *Detector, text string, c *collector) {
-	for _, m := range cardRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range cardRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
@@ -78,7 +78,7 @@ var ibanStartRe = regexp.MustCompile(`[A-Z]{2}\d{2}`)
 // findIBANs finds IBANs written whole or in groups of four separated by
 // single spaces or dashes, checked by length for the country and mod 97.
 func findIBANs(_ *Detector, text string, c *collector) {
-	for _, m := range ibanStartRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range ibanStartRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
@@ -153,7 +153,7 @@ var (
 
 func findCrypto(_ *Detector, text string, c *collector) {
 	for _, re := range []*regexp.Regexp{base58AddrRe, bech32AddrRe} {
-		for _, m := range re.FindAllStringIndex(text, c.d.max) {
+		for _, m := range re.FindAllStringIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}

@@ -17,7 +17,7 @@ var (
 
 func findIPs(_ *Detector, text string, c *collector) {
 	if strings.Contains(text, ".") {
-		for _, m := range ipv4Re.FindAllStringIndex(text, c.d.max) {
+		for _, m := range ipv4Re.FindAllStringIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}
@@ -27,7 +27,7 @@ func findIPs(_ *Detector, text string, c *collector) {
 		}
 	}
 	if strings.Contains(text, "::") || strings.Count(text, ":") >= 2 {
-		for _, m := range ipv6Re.FindAllStringIndex(text, c.d.max) {
+		for _, m := range ipv6Re.FindAllStringIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}
@@ -88,7 +88,7 @@ func ipSpan(text string, s, e int, v6 bool) (int, int, bool) {
 var macRe = regexp.MustCompile(`(?i)[0-9a-f]{2}(?::[0-9a-f]{2}){5}|[0-9a-f]{2}(?:-[0-9a-f]{2}){5}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}`)
 
 func findMACs(_ *Detector, text string, c *collector) {
-	for _, m := range macRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range macRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}

@@ -1,6 +1,9 @@
 package pii
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // nameWords is one to three capitalised words, after up to two initials.
 const nameWords = `((?:\p{Lu}\.[ \t]?){0,2}\p{Lu}[\p{Ll}'’-]+(?:[ \t]+\p{Lu}[\p{Ll}'’-]+){0,2})`
@@ -22,11 +25,14 @@ var (
 // before a word that is not a name ("Dr. Pepper") is reported all the same.
 func findPersons(_ *Detector, text string, c *collector) {
 	for _, re := range []*regexp.Regexp{honorificRe, nameFieldRe} {
+		if re == honorificRe && !hasTitle(text) || re == nameFieldRe && !strings.Contains(text, "ame") && !strings.Contains(text, "AME") {
+			continue
+		}
 		score := 0.6
 		if re == nameFieldRe {
 			score = 0.7
 		}
-		for _, m := range re.FindAllStringSubmatchIndex(text, c.d.max) {
+		for _, m := range re.FindAllStringSubmatchIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}
@@ -35,4 +41,15 @@ func findPersons(_ *Detector, text string, c *collector) {
 			}
 		}
 	}
+}
+
+// hasTitle reports whether text may hold one of the titles honorificRe
+// looks for, before the expression is run.
+func hasTitle(text string) bool {
+	for _, t := range []string{"Mr", "Ms", "Mx", "Dr", "Prof", "Sir", "Dame", "Herr", "Frau", "Mme", "Mlle", "Miss"} {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }

@@ -313,7 +313,7 @@ func resolve(cands []ranked) []Entity {
 
 func findPatterns(ps []customPattern, text string, c *collector) {
 	for _, p := range ps {
-		for _, m := range p.re.FindAllStringSubmatchIndex(text, c.d.max) {
+		for _, m := range p.re.FindAllStringSubmatchIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}

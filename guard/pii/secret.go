@@ -37,16 +37,16 @@ var pemBeginRe = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BL
 // "client_secret": "…", GITHUB_TOKEN: …, password is …. The value is
 // reported only when it looks random (see highEntropy), so that a hash or a
 // word in ordinary prose is not taken for a secret.
-var assignedSecretRe = regexp.MustCompile(`(?i)[\w.-]{0,40}?(?:key|token|secret|passw(?:or)?d|pwd|credential|auth)[\w.-]{0,20}["']?[ \t]{0,3}(?:=>|:=|[:=]|[ \t]is)[ \t]{0,3}["']?([A-Za-z0-9+/_=.~-]{16,})`)
+var assignedSecretRe = regexp.MustCompile(`(?i:key|token|secret|passw(?:or)?d|pwd|credential|auth)[\w.-]{0,20}["']?[ \t]{0,3}(?:=>|:=|[:=]|[ \t][iI][sS])[ \t]{0,3}["']?([A-Za-z0-9+/_=.~-]{16,})`)
 
 func findSecrets(_ *Detector, text string, c *collector) {
-	for _, m := range pemBeginRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range pemBeginRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
 		c.add(TypePrivateKey, m[0], pemEnd(text, m[1]), 1.0)
 	}
-	for _, m := range vendorKeyRe.FindAllStringIndex(text, c.d.max) {
+	for _, m := range vendorKeyRe.FindAllStringIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
@@ -57,7 +57,7 @@ func findSecrets(_ *Detector, text string, c *collector) {
 		c.add(TypeAPIKey, s, e, 0.95)
 	}
 	if strings.Contains(text, "eyJ") {
-		for _, m := range jwtRe.FindAllStringIndex(text, c.d.max) {
+		for _, m := range jwtRe.FindAllStringIndex(text, c.d.max+1) {
 			if !c.take() {
 				return
 			}
@@ -66,18 +66,20 @@ func findSecrets(_ *Detector, text string, c *collector) {
 			}
 		}
 	}
-	for _, m := range bearerRe.FindAllStringSubmatchIndex(text, c.d.max) {
-		if !c.take() {
-			return
-		}
-		if highEntropy(text[m[2]:m[3]]) {
-			c.add(TypeAPIKey, m[2], m[3], 0.8)
+	if strings.Contains(text, "earer") || strings.Contains(text, "EARER") {
+		for _, m := range bearerRe.FindAllStringSubmatchIndex(text, c.d.max+1) {
+			if !c.take() {
+				return
+			}
+			if highEntropy(text[m[2]:m[3]]) {
+				c.add(TypeAPIKey, m[2], m[3], 0.8)
+			}
 		}
 	}
 	if !strings.ContainsAny(text, ":=") && !strings.Contains(text, " is") {
 		return
 	}
-	for _, m := range assignedSecretRe.FindAllStringSubmatchIndex(text, c.d.max) {
+	for _, m := range assignedSecretRe.FindAllStringSubmatchIndex(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
