@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/nyaruka/phonenumbers"
 )
@@ -18,7 +19,7 @@ func findEmails(_ *Detector, text string, c *collector) {
 	if !strings.Contains(text, "@") {
 		return
 	}
-	for _, m := range emailRe.FindAllStringIndex(text, c.d.max+1) {
+	for _, m := range c.matches(emailRe, around(text, '@', isLocalByte, isDomainByte)) {
 		if !c.take() {
 			return
 		}
@@ -32,6 +33,49 @@ func findEmails(_ *Detector, text string, c *collector) {
 		c.add(TypeEmail, s, e, 0.9)
 	}
 }
+
+// around returns the spans around each occurrence of sep that reach left
+// over bytes for which left holds and right over those for which right
+// holds, merged where they touch.
+func around(text string, sep byte, left, right func(byte) bool) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], sep)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		s, e := at, at+1
+		for s > 0 && left(text[s-1]) {
+			s--
+		}
+		for e < len(text) && right(text[e]) {
+			e++
+		}
+		if n := len(out); n > 0 && out[n-1][1] >= s {
+			out[n-1][1] = e
+		} else {
+			out = append(out, [2]int{s, e})
+		}
+		i = e
+	}
+	return out
+}
+
+func isSchemeByte(b byte) bool { return isAlnum(b) || b == '+' }
+
+// isURLByte is true of the bytes schemeURLRe lets a URL hold.
+func isURLByte(b byte) bool {
+	return b > ' ' && b != 0x7f && strings.IndexByte("<>\"'`{}|\\^", b) < 0
+}
+
+func isAlnum(b byte) bool { return isDigit(b) || b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+func isLocalByte(b byte) bool {
+	return isAlnum(b) || b == '_' || b == '%' || b == '+' || b == '-' || b == '.'
+}
+
+func isDomainByte(b byte) bool { return isAlnum(b) || b == '-' || b == '.' }
 
 // alphaTLD reports whether a top-level label is a plausible one: letters
 // only, or an IDNA label.
@@ -70,7 +114,7 @@ var secretParam = regexp.MustCompile(`(?i)(?:^|[_-])(?:key|api[_-]?key|token|sec
 
 func findURLs(_ *Detector, text string, c *collector) {
 	if strings.Contains(text, "://") {
-		for _, m := range schemeURLRe.FindAllStringIndex(text, c.d.max+1) {
+		for _, m := range c.matches(schemeURLRe, around(text, ':', isSchemeByte, isURLByte)) {
 			if !c.take() {
 				return
 			}
@@ -84,7 +128,7 @@ func findURLs(_ *Detector, text string, c *collector) {
 	if !strings.Contains(text, ".") {
 		return
 	}
-	for _, m := range bareURLRe.FindAllStringIndex(text, c.d.max+1) {
+	for _, m := range bareDomains(text, c.d.max+1) {
 		if !c.take() {
 			return
 		}
@@ -105,6 +149,40 @@ func findURLs(_ *Detector, text string, c *collector) {
 		}
 		c.add(TypeURL, s, e, 0.5)
 	}
+}
+
+// bareDomains returns the matches of bareURLRe that end their host with a
+// label of bareTLDs, found from the dots of text rather than by running the
+// expression from every letter.
+func bareDomains(text string, n int) [][2]int {
+	var out [][2]int
+	next := 0
+	for i := 0; i < len(text) && len(out) < n; i++ {
+		if text[i] != '.' || i < next {
+			continue
+		}
+		j := i + 1
+		for j < len(text) && (isAlnum(text[j]) || text[j] == '-') {
+			j++
+		}
+		if j < len(text) && text[j] == '.' && j+1 < len(text) && isAlnum(text[j+1]) {
+			continue // not the last label
+		}
+		if !bareTLDs[strings.ToLower(text[i+1:j])] {
+			continue
+		}
+		s := i
+		for s > next && isDomainByte(text[s-1]) {
+			s--
+		}
+		m := bareURLRe.FindStringIndex(text[s:min(len(text), j+2048)])
+		if m == nil || s+m[1] < j {
+			continue
+		}
+		out = append(out, [2]int{s + m[0], s + m[1]})
+		next = s + m[1]
+	}
+	return out
 }
 
 // trimURL drops the punctuation that ends the sentence around a URL, and a
@@ -207,7 +285,7 @@ var (
 const maxPhoneTokens = 7
 
 func findPhones(d *Detector, text string, c *collector) {
-	for _, m := range phoneRunRe.FindAllStringIndex(text, c.d.max+1) {
+	for _, m := range c.matches(phoneRunRe, c.numberRuns()) {
 		toks := tokens(text, m[0], m[1])
 		// A number of several tokens starts where the run starts, after a
 		// number just found, or at a + or (; elsewhere a token is tried
@@ -228,10 +306,13 @@ func findPhones(d *Detector, text string, c *collector) {
 				if n < 7 || n > 17 {
 					continue
 				}
+				if c.covered(s, e, 0.7) {
+					continue // a card, an IBAN or an address already holds it
+				}
 				if !c.take() {
 					return
 				}
-				if score, ok := d.phone(text, s, e); ok {
+				if score, ok := c.phone(text, s, e); ok {
 					c.add(TypePhone, s, e, score)
 					i, found = j+1, true
 					break
@@ -262,6 +343,28 @@ func tokens(text string, s, e int) [][2]int {
 		i = j
 	}
 	return out
+}
+
+type phoneVerdict struct {
+	score float64
+	ok    bool
+}
+
+// phone is d.phone with the verdict on a number's text kept for the rest
+// of the call: a number quoted twice is parsed once.
+func (c *collector) phone(text string, s, e int) (float64, bool) {
+	if c.phones == nil {
+		c.phones = map[string]phoneVerdict{}
+	}
+	if letterBefore(text, s) || letterAfter(text, e) || isDigit(byteAt(text, e)) || isDigit(byteAt(text, s-1)) {
+		return 0, false
+	}
+	v, seen := c.phones[text[s:e]]
+	if !seen {
+		v.score, v.ok = c.d.phone(text, s, e)
+		c.phones[text[s:e]] = v
+	}
+	return v.score, v.ok
 }
 
 // phone reports whether text[s:e] is a valid phone number, and its score:
@@ -301,7 +404,11 @@ func (d *Detector) phone(text string, s, e int) (float64, bool) {
 	if strings.ContainsAny(cand, " -.()/") {
 		score = 0.5
 	}
+	n := len(digitsOf(cand))
 	for _, r := range d.regions {
+		if d.lengths != nil && !d.lengths.fits(r, n) {
+			continue
+		}
 		if validPhone(cand, r) {
 			return score, true
 		}
@@ -320,6 +427,51 @@ func validPhone(cand, region string) bool {
 		return false
 	}
 	return phonenumbers.ContainsOnlyValidXChars(num, cand) && phonenumbers.IsNationalPrefixPresentIfRequired(num)
+}
+
+// phoneLengths holds the lengths a national significant number may have in
+// each region, from libphonenumber's metadata.
+type phoneLengths map[string][]int32
+
+var (
+	lengthsOnce sync.Once
+	lengthsAll  phoneLengths
+)
+
+// regionLengths returns the lengths of every region, read from the
+// metadata once; nil if it cannot be read, and then every region is tried.
+func regionLengths() phoneLengths {
+	lengthsOnce.Do(func() {
+		coll, err := phonenumbers.MetadataCollection()
+		if err != nil {
+			return
+		}
+		lengthsAll = phoneLengths{}
+		for _, md := range coll.GetMetadata() {
+			if l := md.GetGeneralDesc().GetPossibleLength(); len(l) > 0 {
+				lengthsAll[md.GetId()] = l
+			}
+		}
+	})
+	return lengthsAll
+}
+
+// fits reports whether a number of n digits, written without a country
+// code, could be valid in region r: its national significant number is the
+// n digits, or what is left after a national prefix, carrier code or
+// country code of up to three digits. It only spares a parse that would
+// fail; a region without lengths is always tried.
+func (pl phoneLengths) fits(r string, n int) bool {
+	ls, ok := pl[r]
+	if !ok {
+		return true
+	}
+	for _, l := range ls {
+		if d := n - int(l); d >= 0 && d <= 3 {
+			return true
+		}
+	}
+	return false
 }
 
 func knownRegion(r string) bool {

@@ -16,7 +16,7 @@ var cardRe = func() *regexp.Regexp {
 }()
 
 func findCards(_ *Detector, text string, c *collector) {
-	for _, m := range cardRe.FindAllStringIndex(text, c.d.max+1) {
+	for _, m := range c.matches(cardRe, c.numberRuns()) {
 		if !c.take() {
 			return
 		}
@@ -153,6 +153,9 @@ var (
 
 func findCrypto(_ *Detector, text string, c *collector) {
 	for _, re := range []*regexp.Regexp{base58AddrRe, bech32AddrRe} {
+		if re == bech32AddrRe && !strings.Contains(text, "bc1") && !strings.Contains(text, "BC1") {
+			continue
+		}
 		for _, m := range re.FindAllStringIndex(text, c.d.max+1) {
 			if !c.take() {
 				return

@@ -19,7 +19,7 @@ var ssnSamples = map[string]bool{
 // and group 50–65, 70–88, 90–92 or 94–99. Written with separators a number
 // scores 0.6; as nine bare digits, which any nine-digit number can be, 0.3.
 func findSSNs(_ *Detector, text string, c *collector) {
-	for _, m := range ssnRe.FindAllStringIndex(text, c.d.max+1) {
+	for _, m := range c.matches(ssnRe, c.numberRuns()) {
 		if !c.take() {
 			return
 		}
@@ -70,7 +70,7 @@ func isolatedNumber(text string, s, e int) bool {
 var nhsRe = regexp.MustCompile(`\d{3}-\d{3}-\d{4}|\d{3} \d{3} \d{4}|\d{10}`)
 
 func findNHS(_ *Detector, text string, c *collector) {
-	for _, m := range nhsRe.FindAllStringIndex(text, c.d.max+1) {
+	for _, m := range c.matches(nhsRe, c.numberRuns()) {
 		if !c.take() {
 			return
 		}

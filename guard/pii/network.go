@@ -17,7 +17,7 @@ var (
 
 func findIPs(_ *Detector, text string, c *collector) {
 	if strings.Contains(text, ".") {
-		for _, m := range ipv4Re.FindAllStringIndex(text, c.d.max+1) {
+		for _, m := range c.matches(ipv4Re, c.numberRuns()) {
 			if !c.take() {
 				return
 			}
@@ -27,7 +27,7 @@ func findIPs(_ *Detector, text string, c *collector) {
 		}
 	}
 	if strings.Contains(text, "::") || strings.Count(text, ":") >= 2 {
-		for _, m := range ipv6Re.FindAllStringIndex(text, c.d.max+1) {
+		for _, m := range c.matches(ipv6Re, v6Spans(text)) {
 			if !c.take() {
 				return
 			}
@@ -88,7 +88,11 @@ func ipSpan(text string, s, e int, v6 bool) (int, int, bool) {
 var macRe = regexp.MustCompile(`(?i)[0-9a-f]{2}(?::[0-9a-f]{2}){5}|[0-9a-f]{2}(?:-[0-9a-f]{2}){5}|[0-9a-f]{4}\.[0-9a-f]{4}\.[0-9a-f]{4}`)
 
 func findMACs(_ *Detector, text string, c *collector) {
-	for _, m := range macRe.FindAllStringIndex(text, c.d.max+1) {
+	if strings.Count(text, ":") < 5 && strings.Count(text, "-") < 5 && strings.Count(text, ".") < 2 {
+		return
+	}
+	macByte := func(b byte) bool { return isHex(b) || b == ':' || b == '-' || b == '.' }
+	for _, m := range c.matches(macRe, spansOf(text, macByte, 14)) {
 		if !c.take() {
 			return
 		}
@@ -112,4 +116,25 @@ func findMACs(_ *Detector, text string, c *collector) {
 		}
 		c.add(TypeMAC, s, e, score)
 	}
+}
+
+// v6Spans returns the runs of hex digits, colons, dots and slashes that
+// hold two colons, each with the zone that may follow it: the only places
+// ipv6Re can match.
+func v6Spans(text string) [][2]int {
+	in := func(b byte) bool { return isHex(b) || b == ':' || b == '.' || b == '/' }
+	var out [][2]int
+	for _, sp := range spansOf(text, in, 2) {
+		if strings.Count(text[sp[0]:sp[1]], ":") < 2 {
+			continue
+		}
+		if byteAt(text, sp[1]) == '%' {
+			sp[1]++
+			for sp[1] < len(text) && (isAlnum(text[sp[1]]) || strings.IndexByte("_.-/", text[sp[1]]) >= 0) {
+				sp[1]++
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
 }

@@ -24,32 +24,68 @@ var (
 // rule that guessed at them would redact half of every sentence. A title
 // before a word that is not a name ("Dr. Pepper") is reported all the same.
 func findPersons(_ *Detector, text string, c *collector) {
-	for _, re := range []*regexp.Regexp{honorificRe, nameFieldRe} {
-		if re == honorificRe && !hasTitle(text) || re == nameFieldRe && !strings.Contains(text, "ame") && !strings.Contains(text, "AME") {
+	// Titles: only the text from each title on is searched.
+	var lines [][2]int
+	for _, t := range titles {
+		for i := 0; i < len(text); {
+			j := strings.Index(text[i:], t)
+			if j < 0 {
+				break
+			}
+			lines = append(lines, [2]int{i + j, min(len(text), i+j+len(t)+120)})
+			i += j + len(t)
+		}
+	}
+	for _, sp := range lines {
+		if alnumBefore(text, sp[0]) {
 			continue
 		}
-		score := 0.6
-		if re == nameFieldRe {
-			score = 0.7
+		m := honorificRe.FindStringIndex(text[sp[0]:sp[1]])
+		if m == nil || m[0] != 0 {
+			continue
 		}
-		for _, m := range re.FindAllStringSubmatchIndex(text, c.d.max+1) {
-			if !c.take() {
-				return
-			}
-			if !alnumAfter(text, m[3]) {
-				c.add(TypePerson, m[2], m[3], score)
-			}
+		if !c.take() {
+			return
 		}
+		c.addName(text, sp[0], sp[0]+m[1], honorificRe, 0.6)
+	}
+	lines = nil
+	// Name fields: only the lines that hold the word name are searched.
+	lower := asciiLower(text)
+	lines = lines[:0]
+	for i := 0; i < len(lower); {
+		j := strings.Index(lower[i:], "name")
+		if j < 0 {
+			break
+		}
+		s := strings.LastIndexByte(text[:i+j], '\n') + 1
+		e := strings.IndexByte(text[i+j:], '\n')
+		if e < 0 {
+			e = len(text)
+		} else {
+			e += i + j
+		}
+		lines = append(lines, [2]int{s, e})
+		i = e
+	}
+	for _, m := range c.matches(nameFieldRe, lines) {
+		if !c.take() {
+			return
+		}
+		c.addName(text, m[0], m[1], nameFieldRe, 0.7)
 	}
 }
 
-// hasTitle reports whether text may hold one of the titles honorificRe
-// looks for, before the expression is run.
-func hasTitle(text string) bool {
-	for _, t := range []string{"Mr", "Ms", "Mx", "Dr", "Prof", "Sir", "Dame", "Herr", "Frau", "Mme", "Mlle", "Miss"} {
-		if strings.Contains(text, t) {
-			return true
-		}
+// addName adds the name that re's first group finds in text[s:e].
+func (c *collector) addName(text string, s, e int, re *regexp.Regexp, score float64) {
+	m := re.FindStringSubmatchIndex(text[s:e])
+	if m == nil || m[2] < 0 {
+		return
 	}
-	return false
+	if !alnumAfter(text, s+m[3]) {
+		c.add(TypePerson, s+m[2], s+m[3], score)
+	}
 }
+
+// titles are the words honorificRe starts with.
+var titles = []string{"Mr", "Ms", "Miss", "Mx", "Dr", "Prof", "Sir", "Dame", "Herr", "Frau", "Mme", "Mlle"}

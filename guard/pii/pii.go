@@ -118,6 +118,7 @@ type Detector struct {
 	regions  []string
 	minScore float64
 	max      int
+	lengths  phoneLengths
 }
 
 // recognizer finds the entities of one or more types.
@@ -149,6 +150,7 @@ func compile(cfg Config) (*Detector, error) {
 	if d.max <= 0 {
 		d.max = DefaultMaxCandidates
 	}
+	d.lengths = regionLengths()
 	if len(cfg.Regions) > 0 {
 		d.regions = make([]string, len(cfg.Regions))
 		for i, r := range cfg.Regions {
@@ -231,11 +233,68 @@ type collector struct {
 	ents    []ranked
 	seen    int // candidates examined by the current recognizer
 	limited bool
+	runs    [][2]int                // numberRuns, once computed
+	phones  map[string]phoneVerdict // by candidate text
 }
 
 type ranked struct {
 	Entity
 	rank int
+}
+
+// numberRuns returns the spans of text made of digits and the separators
+// numbers are written with (space - . / ( ) +), from the first digit, + or
+// ( to the last digit: the only places where the numeric recognizers can
+// match, so they need not run their expressions over the prose between.
+func (c *collector) numberRuns() [][2]int {
+	if c.runs != nil {
+		return c.runs
+	}
+	c.runs = [][2]int{}
+	t := c.text
+	for i := 0; i < len(t); {
+		if !isDigit(t[i]) && t[i] != '+' && t[i] != '(' {
+			i++
+			continue
+		}
+		s, last := i, -1
+		for i < len(t) && (isDigit(t[i]) || strings.IndexByte(" -./()+", t[i]) >= 0) {
+			if isDigit(t[i]) {
+				last = i
+			}
+			i++
+		}
+		if last >= 0 {
+			c.runs = append(c.runs, [2]int{s, last + 1})
+		}
+	}
+	return c.runs
+}
+
+// matches returns the matches of re in the spans of text, as absolute
+// [start, end) pairs, at most one more than the candidate bound.
+func (c *collector) matches(re *regexp.Regexp, spans [][2]int) [][2]int {
+	var out [][2]int
+	for _, sp := range spans {
+		for _, m := range re.FindAllStringIndex(c.text[sp[0]:sp[1]], c.d.max+1-len(out)) {
+			out = append(out, [2]int{sp[0] + m[0], sp[0] + m[1]})
+		}
+		if len(out) > c.d.max {
+			break
+		}
+	}
+	return out
+}
+
+// covered reports whether an entity already found with a score above
+// score overlaps [s, e): a candidate there would lose to it.
+func (c *collector) covered(s, e int, score float64) bool {
+	for _, x := range c.ents {
+		if x.Score > score && x.Start < e && s < x.End {
+			return true
+		}
+	}
+	return false
 }
 
 // take counts one candidate of the current recognizer and reports whether

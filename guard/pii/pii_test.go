@@ -61,6 +61,8 @@ func TestFindRecognisesEachType(t *testing.T) {
 		{"bearer token", "Authorization: Bearer 8f3a9c2e71b44d0e9a6f5c3b2d1e0f9a", "API_KEY=8f3a9c2e71b44d0e9a6f5c3b2d1e0f9a"},
 		{"bitcoin", "send to bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "CRYPTO=bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq"},
 		{"person after title", "Please ask Dr. Amina Yusuf about it.", "PERSON=Amina Yusuf"},
+		{"person after Miss", "Letters from Miss Jane Austen arrived.", "PERSON=Jane Austen"},
+		{"zoned ipv6", "via fe80::1%eth0 today", "IP_ADDRESS=fe80::1%eth0"},
 		{"person in a name field", "Ticket\nName: José Álvarez\nPlan: gold", "PERSON=José Álvarez"},
 	}
 	for _, tt := range tests {

@@ -37,7 +37,15 @@ var pemBeginRe = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BL
 // "client_secret": "…", GITHUB_TOKEN: …, password is …. The value is
 // reported only when it looks random (see highEntropy), so that a hash or a
 // word in ordinary prose is not taken for a secret.
-var assignedSecretRe = regexp.MustCompile(`(?i:key|token|secret|passw(?:or)?d|pwd|credential|auth)[\w.-]{0,20}["']?[ \t]{0,3}(?:=>|:=|[:=]|[ \t][iI][sS])[ \t]{0,3}["']?([A-Za-z0-9+/_=.~-]{16,})`)
+var (
+	secretWords     = []string{"key", "token", "secret", "password", "passwd", "pwd", "credential", "auth"}
+	assignedValueRe = regexp.MustCompile(`^[\w.-]{0,20}["']?[ \t]{0,3}(?:=>|:=|[:=]|[ \t][iI][sS])[ \t]{0,3}["']?([A-Za-z0-9+/_=.~-]{16,})`)
+)
+
+// vendorMarks are literal parts of vendorKeyRe; text without any of them
+// cannot match it.
+var vendorMarks = []string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "xapp-", "sk_", "rk_", "whsec_", "sk-", "AIza", "hooks.slack.com"}
 
 func findSecrets(_ *Detector, text string, c *collector) {
 	for _, m := range pemBeginRe.FindAllStringIndex(text, c.d.max+1) {
@@ -46,15 +54,17 @@ func findSecrets(_ *Detector, text string, c *collector) {
 		}
 		c.add(TypePrivateKey, m[0], pemEnd(text, m[1]), 1.0)
 	}
-	for _, m := range vendorKeyRe.FindAllStringIndex(text, c.d.max+1) {
-		if !c.take() {
-			return
+	if containsAny(text, vendorMarks) {
+		for _, m := range vendorKeyRe.FindAllStringIndex(text, c.d.max+1) {
+			if !c.take() {
+				return
+			}
+			s, e := m[0], m[1]
+			if strings.HasPrefix(text[s:e], "sk-") && !mixedClasses(text[s+3:e]) {
+				continue
+			}
+			c.add(TypeAPIKey, s, e, 0.95)
 		}
-		s, e := m[0], m[1]
-		if strings.HasPrefix(text[s:e], "sk-") && !mixedClasses(text[s+3:e]) {
-			continue
-		}
-		c.add(TypeAPIKey, s, e, 0.95)
 	}
 	if strings.Contains(text, "eyJ") {
 		for _, m := range jwtRe.FindAllStringIndex(text, c.d.max+1) {
@@ -76,22 +86,55 @@ func findSecrets(_ *Detector, text string, c *collector) {
 			}
 		}
 	}
-	if !strings.ContainsAny(text, ":=") && !strings.Contains(text, " is") {
+	if !strings.ContainsAny(text, ":=") && !strings.Contains(text, " is") && !strings.Contains(text, " IS") {
 		return
 	}
-	for _, m := range assignedSecretRe.FindAllStringSubmatchIndex(text, c.d.max+1) {
-		if !c.take() {
-			return
-		}
-		s, e := m[2], m[3]
-		if alnumAfter(text, e) {
-			continue
-		}
-		v := strings.TrimRight(text[s:e], ".")
-		if highEntropy(v) {
-			c.add(TypeAPIKey, s, s+len(v), 0.7)
+	lower := asciiLower(text)
+	for _, w := range secretWords {
+		for i := 0; i < len(lower); {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			at := i + j + len(w)
+			i = at
+			if !c.take() {
+				return
+			}
+			m := assignedValueRe.FindStringSubmatchIndex(text[at:min(len(text), at+1024)])
+			if m == nil {
+				continue
+			}
+			s, e := at+m[2], at+m[3]
+			if alnumAfter(text, e) {
+				continue
+			}
+			v := strings.TrimRight(text[s:e], ".")
+			if highEntropy(v) {
+				c.add(TypeAPIKey, s, s+len(v), 0.7)
+			}
 		}
 	}
+}
+
+// asciiLower lowers the ASCII letters of s, keeping every byte where it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, x := range b {
+		if 'A' <= x && x <= 'Z' {
+			b[i] = x + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
 }
 
 // pemEnd returns where the block whose BEGIN line ends at i ends.

@@ -92,3 +92,25 @@ func allSame(b []byte) bool {
 	}
 	return true
 }
+
+// spansOf returns the maximal spans of text whose bytes all satisfy in and
+// that are at least min bytes long.
+func spansOf(text string, in func(byte) bool, min int) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text); {
+		if !in(text[i]) {
+			i++
+			continue
+		}
+		s := i
+		for i < len(text) && in(text[i]) {
+			i++
+		}
+		if i-s >= min {
+			out = append(out, [2]int{s, i})
+		}
+	}
+	return out
+}
+
+func isHex(b byte) bool { return isDigit(b) || b|0x20 >= 'a' && b|0x20 <= 'f' }
