@@ -20,7 +20,7 @@ const (
 	MinBestCoverage = 0.4
 	// MinCoverage is the share that the units of the answer, with the
 	// headings and titles above them, must cover together.
-	MinCoverage = 0.6
+	MinCoverage = 0.5
 	// contextCredit is the credit of a term found only in a unit's
 	// headings or title.
 	contextCredit = 0.6
@@ -164,6 +164,7 @@ type scored struct {
 	u      *unit
 	score  float64
 	direct float64            // the share of the question's weight in the unit itself
+	cov    float64            // the share with the credit of its context
 	cover  map[string]float64 // the credit of each question stem
 }
 
@@ -201,11 +202,11 @@ func (c *corpus) score(u *unit, q question) scored {
 	for st, cr := range s.cover {
 		cov += cr * q.weight[st]
 	}
-	s.direct, cov = direct/q.total, cov/q.total
+	s.direct, s.cov = direct/q.total, cov/q.total
 	if s.direct == 0 {
 		return s
 	}
-	s.score = cov
+	s.score = s.cov
 	if answers(u, q) {
 		s.score += 0.15
 	}
@@ -414,8 +415,9 @@ func (c *corpus) answer(q question, persona string, parts int) ([]pick, float64,
 	return picks, cov, ""
 }
 
-// focused reports whether s holds the rarest question term that best holds,
-// and three quarters of best's direct coverage.
+// focused reports whether s holds, itself or in its headings and title, the
+// rarest question term that best holds, and three quarters of best's
+// coverage.
 func focused(s, best scored, q question) bool {
 	top, w := "", 0.0
 	for st, cr := range best.cover {
@@ -423,7 +425,7 @@ func focused(s, best scored, q question) bool {
 			top, w = st, q.weight[st]
 		}
 	}
-	return s.cover[top] == 1 && s.direct >= 0.75*best.direct
+	return s.cover[top] >= contextCredit && s.cov >= 0.75*best.cov
 }
 
 // addsCoverage reports whether more holds a term that have does not cover.
