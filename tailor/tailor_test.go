@@ -2,6 +2,7 @@ package tailor_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/sanadhq/sanad/memory"
 	"github.com/sanadhq/sanad/tailor"
 )
+
+var markers = regexp.MustCompile(` ?\[\d+\]`)
 
 var personas = []string{tailor.General, tailor.Executive, tailor.Technical}
 
@@ -23,8 +26,9 @@ func checkAnswer(tb testing.TB, out tailor.Output, chunks []memory.Result) {
 	if out.ConfidenceScore < 0 || out.ConfidenceScore > 1 {
 		tb.Fatalf("confidence %v, want in [0, 1]", out.ConfidenceScore)
 	}
+	plain := strings.ReplaceAll(markers.ReplaceAllString(out.Content, ""), " .", ".")
 	for _, s := range out.Sentences {
-		if !strings.Contains(out.Content, s.Text) {
+		if !strings.Contains(plain, strings.TrimSpace(s.Text)) {
 			tb.Fatalf("sentence %q is not in the content %q", s.Text, out.Content)
 		}
 		if s.Derivation != "" {

@@ -43,7 +43,8 @@ const maxUnitsPerChunk = 400
 // context, not units; each table row, list item and sentence is one.
 func splitUnits(md string, chunk int, title string, headings []string) []unit {
 	var out []unit
-	heads := append([]string{}, headings...)
+	heads := append([]string{}, headings[:min(len(headings), 8)]...)
+	levels := make([]int, len(heads)) // the Markdown level of each of heads; 0 for the metadata's
 	add := func(u unit) {
 		if len(out) >= maxUnitsPerChunk || strings.TrimSpace(u.text) == "" {
 			return
@@ -84,8 +85,17 @@ func splitUnits(md string, chunk int, title string, headings []string) []unit {
 		case headingLine.MatchString(trim) || labelLine.MatchString(trim):
 			flush()
 			h := strings.TrimSuffix(clean(strings.TrimLeft(trim, "# ")), ":")
+			// A heading replaces those of its level and below; a label
+			// line sits under the headings above it.
+			level := len(trim) - len(strings.TrimLeft(trim, "#"))
+			if level == 0 {
+				level = 7
+			}
+			for len(levels) > 0 && levels[len(levels)-1] >= level {
+				levels, heads = levels[:len(levels)-1], heads[:len(heads)-1]
+			}
 			if h != "" {
-				heads = append(heads, h)
+				heads, levels = append(heads, boundTo(h, 200)), append(levels, level)
 			}
 		case ruleLine.MatchString(trim):
 			flush()

@@ -12,6 +12,9 @@ import (
 	"github.com/sanadhq/sanad/model"
 )
 
+// MaxReplySentences is the most sentences a reply may have.
+const MaxReplySentences = 200
+
 // NoAnswer is what the model is told to reply when the passages do not
 // answer the question.
 const NoAnswer = "NOT IN DOCUMENTS"
@@ -28,8 +31,9 @@ const NoAnswer = "NOT IN DOCUMENTS"
 //
 // The citations of the answer are the passages it cites, numbered in the
 // order it first cites them; Content keeps the model's text with its markers
-// renumbered so. Errors are the model's (returned as they are) and
-// INVALID_INPUT.
+// renumbered so. Errors are the model's (returned as they are),
+// MODEL_OUTPUT_INVALID for a reply of more than MaxReplySentences sentences,
+// and INVALID_INPUT.
 func Write(ctx context.Context, m agent.Model, in Input) (Output, error) {
 	persona, err := in.validate(opWrite)
 	if err != nil {
@@ -157,6 +161,9 @@ func Parse(reply string, in Input) (Output, error) {
 	}
 	if len(said) == 0 {
 		return Output{}, sanad.Errorf(sanad.CodeTailorHallucination, opWrite, "the reply has no sentence")
+	}
+	if len(said) > MaxReplySentences {
+		return Output{}, sanad.Errorf(sanad.CodeModelOutput, opWrite, "the reply has %d sentences, more than %d", len(said), MaxReplySentences)
 	}
 	out := Output{ToneUsed: persona, Citations: []Citation{}, Sentences: []Sentence{}}
 	renumber := map[int]int{}
