@@ -6,7 +6,10 @@ package eval
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,6 +24,8 @@ import (
 var (
 	DeepsetPath   = filepath.Join("prompt_injection", "deepset", "train.jsonl")
 	JackhhaoPath  = filepath.Join("prompt_injection", "jackhhao", "jailbreak_dataset_train_balanced.csv")
+	TATQAPath     = filepath.Join("finance", "tatqa", "tatqa_dataset_dev.json")
+	CUADPath      = filepath.Join("legal", "cuad", "master_clauses.csv")
 	CranfieldPath = filepath.Join("retrieval", "cranfield", "corpus.jsonl")
 	DoclingPath   = filepath.Join("docparse", "docling", "tests", "data")
 )
@@ -34,7 +39,7 @@ type Document struct {
 
 // Data is what [Evaluate] runs over.
 type Data struct {
-	Examples  []injection.Example // deepset and jackhhao, every row
+	Examples  []injection.Example // every example of LoadTraining, held out or not
 	Documents []Document          // Cranfield abstracts and docling's Markdown ground truth
 }
 
@@ -63,10 +68,94 @@ func LoadExamples(dir string) ([]injection.Example, error) {
 	return append(ex, jb...), nil
 }
 
+// Sets of benign documents that the classifier also learns from, cut into
+// chunks of [ChunkBytes], so that ordinary documents (financial reports
+// with tables, contracts) are not mistaken for prompts: without them the
+// only benign texts it sees are short questions and role-play prompts.
+const (
+	SetTATQA = "tatqa"
+	SetCUAD  = "cuad"
+)
+
+// LoadTraining reads every example the classifier is trained from (the
+// ones not held out, see [injection.Split]): the two labelled data sets,
+// and as benign examples the chunks of TAT-QA's dev reports (each table
+// as Markdown, then its paragraphs) and of CUAD's contracts (each
+// contract's clauses, first chunk only).
+func LoadTraining(dir string) ([]injection.Example, error) {
+	const op = "eval.LoadTraining"
+	ex, err := LoadExamples(dir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, TATQAPath))
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeNotFound, op, "TAT-QA is missing: "+err.Error())
+	}
+	var reports []struct {
+		Table struct {
+			Table [][]string `json:"table"`
+		} `json:"table"`
+		Paragraphs []struct {
+			Text string `json:"text"`
+		} `json:"paragraphs"`
+	}
+	if err := json.Unmarshal(b, &reports); err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "TAT-QA: "+err.Error())
+	}
+	for _, r := range reports {
+		var sb strings.Builder
+		for i, row := range r.Table.Table {
+			sb.WriteString("| " + strings.Join(row, " | ") + " |\n")
+			if i == 0 {
+				sb.WriteString(strings.Repeat("| - ", len(row)) + "|\n")
+			}
+		}
+		for _, p := range r.Paragraphs {
+			sb.WriteString("\n" + p.Text + "\n")
+		}
+		for _, c := range Chunks(sb.String(), ChunkBytes) {
+			ex = append(ex, injection.Example{Text: c, Set: SetTATQA})
+		}
+	}
+	f, err := os.Open(filepath.Join(dir, CUADPath))
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeNotFound, op, "CUAD is missing: "+err.Error())
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	head, err := cr.Read()
+	if err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "CUAD: "+err.Error())
+	}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "CUAD: "+err.Error())
+		}
+		var sb strings.Builder
+		for i, cell := range rec {
+			// Clause columns hold a Python list of the clause texts; the
+			// -Answer columns and the file name are not contract text.
+			if i == 0 || i >= len(head) || strings.HasSuffix(head[i], "-Answer") || !strings.HasPrefix(cell, "[") || cell == "[]" {
+				continue
+			}
+			sb.WriteString(strings.Trim(cell, "[]'\"") + "\n\n")
+		}
+		if cs := Chunks(sb.String(), ChunkBytes); len(cs) > 0 {
+			ex = append(ex, injection.Example{Text: cs[0], Set: SetCUAD})
+		}
+	}
+	return ex, nil
+}
+
 // Load reads the labelled data sets and the benign documents under dir.
 func Load(dir string) (*Data, error) {
 	const op = "eval.Load"
-	ex, err := LoadExamples(dir)
+	ex, err := LoadTraining(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -177,8 +266,9 @@ type Benign struct {
 }
 
 // Report holds the figures. Held maps a data set ("deepset", "jackhhao",
-// "all") to a detector (Rules, Classifier, Combined) to its counts on the
-// held-out examples.
+// and "all" for the two; "tatqa", "cuad", and "documents" for the two) to a
+// detector (Rules, Classifier, Combined) to its counts on the held-out
+// examples.
 type Report struct {
 	Threshold float64                      `json:"threshold"`
 	Held      map[string]map[string]Counts `json:"held_out"`
@@ -206,7 +296,11 @@ func Evaluate(det *injection.Detector, d *Data) Report {
 			continue
 		}
 		res := det.Detect(e.Text)
-		for _, set := range []string{e.Set, "all"} {
+		sets := []string{e.Set, "all"}
+		if e.Set != injection.SetDeepset && e.Set != injection.SetJackhhao {
+			sets = []string{e.Set, "documents"}
+		}
+		for _, set := range sets {
 			if held[set] == nil {
 				held[set] = map[string]*Counts{Rules: {}, Classifier: {}, Combined: {}}
 			}

@@ -26,7 +26,7 @@ func main() {
 	data := flag.String("data", "../shared/testdata", "shared test data folder")
 	out := flag.String("out", "guard/injection/model.bin", "model file to write")
 	flag.Parse()
-	examples, err := eval.LoadExamples(*data)
+	examples, err := eval.LoadTraining(*data)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "train:", err)
 		os.Exit(1)
