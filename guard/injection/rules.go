@@ -90,7 +90,7 @@ var patterns = []pattern{
 	{RuleRoleHijack, "\"do anything now\"", []string{"anything now"},
 		regexp.MustCompile(`\bdo anything now\b`), false, false},
 	{RuleRoleHijack, "a jailbreak mode", []string{"mode"},
-		regexp.MustCompile(`\b(?:dan|god|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|amoral|opposite|anarchy|chaos) mode\b|\bdeveloper mode\b(?:\S+\s+){0,12}\b(?:chatgpt|gpt|ai|openai|language model|assistant|enabled|activated)\b|\b(?:chatgpt|gpt|ai|openai|language model|assistant|enable|activate)\b(?:\S+\s+){0,12}\bdeveloper mode\b`), false, true},
+		regexp.MustCompile(`\b(?:dan|god|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|amoral|opposite|anarchy|chaos) mode\b|\bdeveloper mode(?:\s+\S+){0,12}?\s+\W*(?:chatgpt|gpt|ai|openai|language model|assistant|enabled|activated)\b|\b(?:chatgpt|gpt|ai|openai|language model|assistant|enable|activate)\b(?:\W*\s+\S+){0,12}?\s+\W*developer mode\b`), false, true},
 	{RuleRoleHijack, "a role without restrictions", []string{"unrestricted", "unfiltered", "uncensored", "jailbroken", "unlimited", "amoral", "limitless", "unbound", "unchained", "lawless", "unhinged", "evil", "malicious", "rogue", "unethical", "immoral", "bose", "dan"},
 		regexp.MustCompile(`\b` + roleVerb + `\s+(?:now\s+)?(?:[\w.-]+,?\s+){0,4}?` + strongAdj + `\b|\b` + roleVerb + `\s+(?:now\s+)?(?:a|an|the|my|eine?)?\s*(?:[\w-]+\s+)?` + weakAdj + `\s+` + aiNoun + `\b|\b(?:act|acting|pretend|be|as)\s+(?:as\s+|to be\s+)?(?:a|an)\s+dan\b`), false, true},
 	{RuleRoleHijack, "a claim to be free of the model's rules", []string{"openai", "ethic", "moral", "content", "safety", "censorship"},
@@ -98,7 +98,7 @@ var patterns = []pattern{
 	{RuleRoleHijack, "a refusal forbidden", []string{"refuse", "decline", "character"},
 		regexp.MustCompile(`\b(?:never|not|don'?t|do not|won'?t|will not|cannot|can'?t|must not|mustn'?t)\s+(?:ever\s+)?(?:refuse|decline|deny)\s+(?:to answer\s+)?(?:a|any|to|my|the|an?y?)?\s*(?:request|question|prompt|order|answer|instruction)s?\b|\b(?:stay|remain|staying) in character\b|\b(?:never|not|don'?t|do not) break character\b`), false, true},
 	{RuleRoleHijack, "the model's policies set aside", []string{"openai", "anthropic"},
-		regexp.MustCompile(`\b(?:not|never|no longer|ignore|ignores|bypass|break|breaks|violate|violates|disregard|free from|without|don'?t|doesn'?t|won'?t|against)\b(?:\S+\s+){0,6}\b(?:openai|anthropic)(?:'s)?\s+(?:content\s+|usage\s+)?(?:polic(?:y|ies)|guidelines|rules|filters?|restrictions)`), false, true},
+		regexp.MustCompile(`\b(?:not|never|no longer|ignore|ignores|bypass|break|breaks|violate|violates|disregard|free from|without|don'?t|doesn'?t|won'?t|against)\s+(?:\S+\s+){0,6}?\W*(?:openai|anthropic)(?:'s)?\s+(?:content\s+|usage\s+)?(?:polic(?:y|ies)|guidelines|rules|filters?|restrictions)`), false, true},
 	{RuleRoleHijack, "a jailbreak named", []string{"jailbr"},
 		regexp.MustCompile(`\bjailbroken\b|\b(?:you are|you're|as an?|act as an?|you have been|you've been|this is an?)\s+(?:\w+\s+)?jailbr(?:eak|oken)`), false, true},
 
