@@ -26,7 +26,7 @@ func report(t *testing.T) eval.Report {
 func TestR01_HeldOutFigures(t *testing.T) {
 	r := report(t)
 	for _, want := range []struct {
-		set, detector         string
+		set, detector          string
 		precision, recall, fpr float64
 	}{
 		{"deepset", eval.Rules, 1.000, 0.200, 0.000},
