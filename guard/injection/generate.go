@@ -1,0 +1,3 @@
+package injection
+
+//go:generate go run ./train -data ../../../shared/testdata -out model.bin
