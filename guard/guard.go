@@ -17,6 +17,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/guard/injection"
+	"github.com/sanadhq/sanad/guard/pii"
 )
 
 // Check types.
@@ -53,6 +54,9 @@ type Output struct {
 	Reasoning    string `json:"reasoning"`
 	// Findings are what was found, with byte offsets into Content.
 	Findings []Finding `json:"findings,omitempty"`
+	// Mapping maps each placeholder of SanitizedContent to the text it
+	// replaced, when Config.Reversible; it is never serialised.
+	Mapping pii.Mapping `json:"-"`
 	// InjectionScore is the classifier's probability, in [0, 1], that
 	// Content is an injection.
 	InjectionScore float64 `json:"injection_score"`
@@ -85,6 +89,16 @@ type Config struct {
 	// Model is the injection classifier; nil means the one built into
 	// the binary (injection.Embedded).
 	Model *injection.Model
+	// PII configures the personal-data detector (every built-in type when
+	// zero).
+	PII pii.Config
+	// KeepPII leaves personal data in SanitizedContent: for a policy that
+	// allows raw personal data where the text goes. It is still found and
+	// reported.
+	KeepPII bool
+	// Reversible keeps, in Output.Mapping, the placeholders' original
+	// values, for a policy that allows the redaction to be undone.
+	Reversible bool
 }
 
 // Validate reports a setting out of range.
@@ -102,6 +116,8 @@ func (c Config) Validate() error {
 // Guard checks texts. It is safe for concurrent use.
 type Guard struct {
 	det injection.Detector
+	pii *pii.Detector
+	cfg Config
 	max int
 }
 
@@ -117,7 +133,11 @@ func New(cfg Config) (*Guard, error) {
 			return nil, sanad.Wrap(err, sanad.CodeInternal, "guard.New", "the built-in injection model does not load")
 		}
 	}
-	g := &Guard{det: injection.Detector{Model: m, Threshold: cfg.InjectionThreshold}, max: cfg.MaxContentBytes}
+	d, err := pii.New(cfg.PII)
+	if err != nil {
+		return nil, err
+	}
+	g := &Guard{det: injection.Detector{Model: m, Threshold: cfg.InjectionThreshold}, pii: d, cfg: cfg, max: cfg.MaxContentBytes}
 	if g.det.Threshold == 0 {
 		g.det.Threshold = DefaultInjectionThreshold
 	}
@@ -161,12 +181,48 @@ func (g *Guard) Check(in Input) (Output, error) {
 		out.RiskCategory = RiskInjection
 	}
 
-	// Personal data: guard/pii plugs in here. It redacts in.Content into
-	// out.SanitizedContent, appends its findings (Kind: the PII type), and
-	// sets RiskCategory to RiskPII when it found any and no injection was
-	// found. Until then SanitizedContent is the content unchanged.
-
 	out.Reasoning = reasoning(res, g.det.Threshold)
+
+	// Personal data is redacted by type ("[EMAIL_ADDRESS_1]") unless the
+	// policy keeps it. A request whose personal data was redacted may go
+	// on as sanitised; an answer that carried any is not safe as it was.
+	ents, err := g.pii.Scan(in.Content)
+	if err != nil {
+		return Output{}, err
+	}
+	if len(ents) > 0 {
+		counts := map[string]int{}
+		var types []string
+		for _, e := range ents {
+			out.Findings = append(out.Findings, Finding{Kind: e.Type, Start: e.Start, End: e.End, Detail: fmt.Sprintf("personal data, score %.2f", e.Score)})
+			if counts[e.Type] == 0 {
+				types = append(types, e.Type)
+			}
+			counts[e.Type]++
+		}
+		var what []string
+		for _, t := range types {
+			what = append(what, fmt.Sprintf("%s×%d", t, counts[t]))
+		}
+		if !g.cfg.KeepPII {
+			var m pii.Mapping
+			out.SanitizedContent, m = pii.Redact(in.Content, ents)
+			if g.cfg.Reversible {
+				out.Mapping = m
+			}
+		}
+		if out.RiskCategory == RiskNone {
+			out.RiskCategory = RiskPII
+			if in.CheckType == OutputSafety {
+				out.IsSafe = false
+			}
+		}
+		verb := "redacted"
+		if g.cfg.KeepPII {
+			verb = "kept, as the policy allows"
+		}
+		out.Reasoning += "; personal data " + verb + ": " + strings.Join(what, ", ")
+	}
 	return out, nil
 }
 

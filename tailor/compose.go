@@ -237,7 +237,8 @@ func answers(u *unit, q question) bool {
 		case nameAnswer:
 			// A capitalised word that is not part of a name the question
 			// gives ("Corp" in "Acme Corp").
-			if t.upper && i > 0 && t.num == nil && !t.stop && q.weight[t.stem] == 0 &&
+			// A code such as "FY2024" is not a name.
+			if t.upper && i > 0 && t.num == nil && !t.stop && q.weight[t.stem] == 0 && !strings.ContainsAny(t.surface, "0123456789") &&
 				q.weight[u.toks[i-1].stem] == 0 && (i+1 == len(u.toks) || q.weight[u.toks[i+1].stem] == 0) {
 				return true
 			}
@@ -428,10 +429,11 @@ func focused(s, best scored, q question) bool {
 	return s.cover[top] >= contextCredit && s.cov >= 0.75*best.cov
 }
 
-// addsCoverage reports whether more holds a term that have does not cover.
+// addsCoverage reports whether more holds itself a term that have covers
+// only through context, or not at all.
 func addsCoverage(have, more map[string]float64) bool {
 	for st, cr := range more {
-		if cr == 1 && have[st] == 0 {
+		if cr == 1 && have[st] < 1 {
 			return true
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/playbook"
+	"github.com/sanadhq/sanad/playbook/rag"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/workflow"
@@ -75,6 +76,15 @@ func (a *app) openRunner(ctx context.Context, opt runnerOptions, want ...string)
 // registerAll registers those of pbs named in want, with opt's agents and
 // policy.
 func (a *app) registerAll(r *runner.Runner, opt runnerOptions, pbs []*playbook.Playbook, want []string) error {
+	if contains(want, rag.Name) {
+		emb, err := a.embedder(opt.ModelConfig)
+		if err != nil {
+			return err
+		}
+		if _, err := rag.Register(r, rag.Config{Embedder: emb}); err != nil {
+			return err
+		}
+	}
 	for _, p := range pbs {
 		if !contains(want, p.Name) {
 			continue
@@ -172,7 +182,7 @@ func builtinNames() []string {
 	for i, f := range files {
 		names[i] = strings.TrimSuffix(filepath.Base(f), ".yaml")
 	}
-	return names
+	return append(names, rag.Name)
 }
 
 // isNotExist reports whether err says a file does not exist.

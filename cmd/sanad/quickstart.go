@@ -2,136 +2,242 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/connector"
 	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/ingest"
+	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/playbook/rag"
 	"github.com/sanadhq/sanad/runner"
 )
 
 func (a *app) quickstartCommand() *cobra.Command {
 	return a.jsonFlag(&cobra.Command{
 		Use:   "quickstart",
-		Short: "Run the due-diligence playbook, replay it, export its trace and verify the bundle (offline)",
-		Long: `Quickstart works on an empty home with no network and no model. It runs the built-in
-due-diligence playbook: six steps by five agents, two at a time, one delegation, one tool call
-through the governed gateway, each step a signed event committing to its checkpoint. Then it replays
-the run from its record (the same outputs, no tool or model called), exports the trace as a
-bundle, and verifies the bundle offline against the home's log key.`,
+		Short: "Ingest the sample data room, answer questions from it with citations, and verify the record (offline)",
+		Long: `Quickstart works on an empty home with no network and no model. It ingests the sample data
+room built into the binary (a PDF annual report, DOCX board minutes, a contract, a policy, a
+pricing web page, a customer list and a supplier's email that carries a prompt injection), then
+asks it questions through the rag playbook: each answer cites, sentence by sentence, the passage
+that supports it; a question the documents do not answer is refused; the injected instructions
+are set aside, not obeyed. It replays the first answer from its record, exports that trace as a
+bundle, verifies the bundle offline against the home's log key, and verifies the whole ledger.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withHome(ctx, func(h *home.Home) error {
-				scope := sanad.Scope{Tenant: "demo", Case: "deal-001"}
-				run, err := a.runDemo(ctx, h, scope)
+			var qs quickstartResult
+			err := a.withHome(ctx, func(h *home.Home) (err error) {
+				qs, err = a.quickstart(cmd, h)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			err = a.withAudit(ctx, func(h *home.Home, cfg ledger.AuditConfig) error {
+				rep, err := ledger.Audit(ctx, cfg, "")
 				if err != nil {
-					return err
+					return failure{err}
 				}
-				children, err := h.DB.Runs(ctx, run.Trace)
+				for _, check := range []func(context.Context) error{h.DB.CheckRuns, h.DB.CheckRecords, h.DB.CheckGates} {
+					if err := check(ctx); err != nil {
+						return failure{err}
+					}
+				}
+				chunks, err := ingest.CheckIndex(ctx, h)
 				if err != nil {
-					return err
+					return failure{err}
 				}
-				if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
-					return err
+				qs.Ledger = map[string]any{"verified": true, "events": rep.Events, "traces": rep.Traces, "tree_size": rep.TreeSize, "memory_chunks_checked": chunks}
+				if !a.jsonOut {
+					fmt.Fprintf(a.stdout, "Verified the whole ledger: %d signed events in %d traces, the runs, records and gates it projects, and the %d chunks the index serves.\n", rep.Events, rep.Traces, chunks)
 				}
-				out := filepath.Join(h.Dir, "exports", run.Trace+".tar.gz")
-				res, err := exportTrace(cmd, h, scope, run.Trace, out)
-				if err != nil {
-					return err
-				}
-				logKey, err := h.Ledger.VerifierKey()
-				if err != nil {
-					return err
-				}
-				f, err := os.Open(out)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				rep, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(logKey)})
-				if err != nil {
-					return err
-				}
-				if a.jsonOut {
-					return a.printJSON(map[string]any{
-						"run": run.Run, "trace": run.Trace, "status": run.Status, "steps": len(run.Outputs), "replayed": true,
-						"bundle": out, "verified": true, "mode": run.Mode,
-						"runs": len(children), "events": rep.Events, "artifacts": rep.Artifacts, "tree_size": rep.TreeSize,
-						"root_hash": base64.StdEncoding.EncodeToString(rep.RootHash), "log_key": logKey,
-						"bundle_sha256": res.SHA256.String(),
-					})
-				}
-				fmt.Fprintf(a.stdout, "Ran the due-diligence playbook as run %s: %d steps %s, %d runs, %d signed events, %d artifacts (deterministic mode: no model configured).\n",
-					run.Run, len(run.Outputs), run.Status, len(children), rep.Events, rep.Artifacts)
-				for _, f := range conflicts(run.Outputs["analysis"]) {
-					fmt.Fprintf(a.stdout, "The analyst found: %s.\n", f)
-				}
-				fmt.Fprintf(a.stdout, "Replayed it from its record: the same outputs, and no tool or model called.\n")
-				fmt.Fprintf(a.stdout, "Exported the trace to %s\n", out)
-				fmt.Fprintf(a.stdout, "Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", rep.Checkpoint, rep.TreeSize)
-				fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s runs show %s\n  sanad --home %s ledger show %s\n  sanad verify %s --log-key '%s'\n", h.Dir, run.Run, h.Dir, run.Trace, out, logKey)
 				return nil
 			})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(qs)
+			}
+			fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s ask \"%s\" --case %s\n  sanad --home %s runs show %s\n  sanad verify %s --log-key '%s'\n",
+				a.home(), qs.tryQuestion, quickstartScope.Case, a.home(), qs.Replayed, qs.Bundle, qs.LogKey)
+			return nil
 		},
 	})
 }
 
-// runDemo runs the built-in due-diligence playbook in scope with no model,
-// then replays it and checks the replay gives the same outputs.
-func (a *app) runDemo(ctx context.Context, h *home.Home, scope sanad.Scope) (runner.Result, error) {
-	r, err := runner.Open(ctx, runner.Config{Home: h})
-	if err != nil {
-		return runner.Result{}, err
-	}
-	defer r.Close()
-	pbs, err := examples.Playbooks()
-	if err == nil {
-		err = a.registerAll(r, runnerOptions{NoModels: true}, pbs, []string{"due-diligence"})
-	}
-	if err != nil {
-		return runner.Result{}, err
-	}
-	res, err := r.Run(ctx, "due-diligence", nil, runner.Options{Scope: scope, Caller: "cli", Reason: "quickstart"})
-	if err == nil {
-		err = res.Err()
-	}
-	if err != nil {
-		return res, err
-	}
-	rep, err := r.Replay(ctx, res.Run)
-	if err != nil {
-		return res, err
-	}
-	for step, out := range res.Outputs {
-		if string(rep.Outputs[step]) != string(out) {
-			return res, sanad.Errorf(sanad.CodeIntegrity, "quickstart", "the replay of step %s gave another output", step)
-		}
-	}
-	return res, nil
+// quickstartScope is the case the quickstart works in.
+var quickstartScope = sanad.Scope{Tenant: "demo", Case: "dataroom"}
+
+// quickstartResult is what sanad quickstart --json prints.
+type quickstartResult struct {
+	Documents   int            `json:"documents"`
+	Chunks      int            `json:"chunks"`
+	Unchanged   int            `json:"skipped_unchanged"`
+	Answers     []rag.Reply    `json:"answers"`
+	Refusal     rag.Reply      `json:"refusal"`
+	SetAside    []rag.SetAside `json:"set_aside"`
+	Replayed    string         `json:"replayed_run"`
+	Bundle      string         `json:"bundle"`
+	BundleSHA   string         `json:"bundle_sha256"`
+	Verified    bool           `json:"bundle_verified"`
+	LogKey      string         `json:"log_key"`
+	Ledger      map[string]any `json:"ledger"`
+	tryQuestion string
 }
 
-// conflicts returns what an agent's output reports as sources that
-// disagree.
-func conflicts(out json.RawMessage) []string {
-	var o struct {
-		Findings []struct{ Kind, Statement string }
-	}
-	if json.Unmarshal(out, &o) != nil {
-		return nil
-	}
-	var found []string
-	for _, f := range o.Findings {
-		if f.Kind == "conflict" {
-			found = append(found, f.Statement)
+// quickstart ingests the sample corpus into h, asks its sample questions,
+// replays the first answer, and exports and verifies its trace.
+func (a *app) quickstart(cmd *cobra.Command, h *home.Home) (quickstartResult, error) {
+	ctx := cmd.Context()
+	var qs quickstartResult
+	say := func(format string, args ...any) {
+		if !a.jsonOut {
+			fmt.Fprintf(a.stdout, format, args...)
 		}
 	}
-	return found
+	dir := filepath.Join(h.Dir, "corpus")
+	if err := writeCorpus(dir); err != nil {
+		return qs, err
+	}
+	p, err := ingest.ForHome(h, ingest.HomeOptions{})
+	if err != nil {
+		return qs, err
+	}
+	ing, err := p.Ingest(ctx, []connector.Input{{SourceType: connector.SourceLocal, SourceIdentifier: dir, Recursive: true}}, ingest.Options{Scope: quickstartScope})
+	if err != nil {
+		return qs, err
+	}
+	if len(ing.Errors) > 0 {
+		return qs, sanad.Errorf(ing.Errors[0].Code, "quickstart", "%s: %s", ing.Errors[0].Source, ing.Errors[0].Message)
+	}
+	qs.Documents, qs.Chunks, qs.Unchanged = ing.Documents, ing.Chunks, ing.SkippedUnchanged
+	say("Ingested the sample data room (%s): %d documents, %d chunks (%d unchanged since the last run); each fetch, parse and index write a signed event.\n\n",
+		dir, ing.Documents+ing.SkippedUnchanged, ing.Chunks, ing.SkippedUnchanged)
+	cases, err := answerSet()
+	if err != nil {
+		return qs, err
+	}
+	r, err := runner.Open(ctx, runner.Config{Home: h})
+	if err != nil {
+		return qs, err
+	}
+	defer r.Close()
+	svc, err := rag.Register(r, rag.Config{})
+	if err != nil {
+		return qs, err
+	}
+	// The samples, then a question about the document that carries an
+	// injection, then the sample refusal.
+	var samples []rag.Case
+	var refusal, injected *rag.Case
+	for i, c := range cases {
+		switch {
+		case c.Sample:
+			samples = append(samples, c)
+		case c.SampleRefusal && refusal == nil:
+			refusal = &cases[i]
+		case c.Answerable && c.Follows == "" && c.Document == examples.InjectedDocument && injected == nil:
+			injected = &cases[i]
+		}
+	}
+	for _, c := range []*rag.Case{injected, refusal} {
+		if c != nil {
+			samples = append(samples, *c)
+		}
+	}
+	for i, c := range samples {
+		rep, err := svc.Ask(ctx, rag.Question{Text: c.Question, Scope: quickstartScope})
+		if err != nil {
+			return qs, err
+		}
+		say("Q: %s\n", c.Question)
+		var b strings.Builder
+		printReply(&b, rep, false)
+		say("%s\n\n", indent(strings.TrimRight(b.String(), "\n"), "   "))
+		if c.SampleRefusal {
+			qs.Refusal = rep
+		} else {
+			qs.Answers = append(qs.Answers, rep)
+		}
+		qs.SetAside = append(qs.SetAside, rep.SetAside...)
+		if i == 0 {
+			qs.tryQuestion = c.Question
+		}
+	}
+	if len(qs.Answers) == 0 {
+		return qs, sanad.Errorf(sanad.CodeInternal, "quickstart", "the answer set has no sample question")
+	}
+	first := qs.Answers[0]
+	rep, err := r.Replay(ctx, first.Run)
+	if err != nil {
+		return qs, err
+	}
+	var again rag.Outcome
+	if err := rep.Err(); err != nil {
+		return qs, err
+	}
+	if err := json.Unmarshal(rep.Outputs["remember"], &again); err != nil || again.FinalResponse.Content != first.Answer {
+		return qs, sanad.Errorf(sanad.CodeIntegrity, "quickstart", "the replay of run %s gave another answer", first.Run)
+	}
+	qs.Replayed = first.Run
+	say("Replayed the first answer (run %s) from its record: the same outputs, and no tool or model called.\n", first.Run)
+	if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
+		return qs, err
+	}
+	out := filepath.Join(h.Dir, "exports", first.Trace+".tar.gz")
+	res, err := exportTrace(cmd, h, quickstartScope, first.Trace, out)
+	if err != nil {
+		return qs, err
+	}
+	logKey, err := h.Ledger.VerifierKey()
+	if err != nil {
+		return qs, err
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return qs, err
+	}
+	defer f.Close()
+	vr, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(logKey)})
+	if err != nil {
+		return qs, err
+	}
+	qs.Bundle, qs.BundleSHA, qs.Verified, qs.LogKey = out, res.SHA256.String(), true, logKey
+	say("Exported its trace (question, passages, answer and citations: %d events, %d artifacts) to %s\n", vr.Events, vr.Artifacts, out)
+	say("Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", vr.Checkpoint, vr.TreeSize)
+	return qs, nil
+}
+
+// writeCorpus writes the sample corpus into dir, leaving files that are
+// already there as they are.
+func writeCorpus(dir string) error {
+	return fs.WalkDir(examples.Corpus, "corpus", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(examples.Corpus, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(path, "corpus/")))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if old, err := os.ReadFile(dst); err == nil && string(old) == string(data) {
+			return nil
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
 }

@@ -137,6 +137,8 @@ Exit codes, for every command:
 		a.parseCommand(),
 		a.ingestCommand(),
 		a.searchCommand(),
+		a.askCommand(),
+		a.chatCommand(),
 		a.docsCommand(),
 		a.evalCommand(),
 	)
