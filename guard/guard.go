@@ -75,7 +75,11 @@ type Finding struct {
 // Defaults of Config.
 const (
 	DefaultInjectionThreshold = injection.DefaultThreshold
-	DefaultMaxContentBytes    = 1 << 20
+	// DefaultOutputInjectionThreshold is the classifier probability at or
+	// above which an answer (output_safety) is an injection by the
+	// classifier alone; the rules decide at any score.
+	DefaultOutputInjectionThreshold = 0.9
+	DefaultMaxContentBytes          = 1 << 20
 )
 
 // Config sets up a [Guard].
@@ -83,6 +87,9 @@ type Config struct {
 	// InjectionThreshold is the classifier probability at or above which
 	// a text is an injection (DefaultInjectionThreshold when 0).
 	InjectionThreshold float64
+	// OutputInjectionThreshold is InjectionThreshold for output_safety
+	// (DefaultOutputInjectionThreshold when 0).
+	OutputInjectionThreshold float64
 	// MaxContentBytes is the largest content Check accepts
 	// (DefaultMaxContentBytes when 0).
 	MaxContentBytes int
@@ -107,6 +114,9 @@ func (c Config) Validate() error {
 	if c.InjectionThreshold < 0 || c.InjectionThreshold > 1 || c.InjectionThreshold != c.InjectionThreshold {
 		return sanad.Errorf(sanad.CodeInvalidInput, op, "injection threshold %v is outside [0, 1]", c.InjectionThreshold)
 	}
+	if c.OutputInjectionThreshold < 0 || c.OutputInjectionThreshold > 1 || c.OutputInjectionThreshold != c.OutputInjectionThreshold {
+		return sanad.Errorf(sanad.CodeInvalidInput, op, "output injection threshold %v is outside [0, 1]", c.OutputInjectionThreshold)
+	}
 	if c.MaxContentBytes < 0 {
 		return sanad.Errorf(sanad.CodeInvalidInput, op, "max content bytes %d is negative", c.MaxContentBytes)
 	}
@@ -115,10 +125,11 @@ func (c Config) Validate() error {
 
 // Guard checks texts. It is safe for concurrent use.
 type Guard struct {
-	det injection.Detector
-	pii *pii.Detector
-	cfg Config
-	max int
+	det          injection.Detector
+	outThreshold float64
+	pii          *pii.Detector
+	cfg          Config
+	max          int
 }
 
 // New returns a Guard with the settings of cfg.
@@ -140,6 +151,10 @@ func New(cfg Config) (*Guard, error) {
 	g := &Guard{det: injection.Detector{Model: m, Threshold: cfg.InjectionThreshold}, pii: d, cfg: cfg, max: cfg.MaxContentBytes}
 	if g.det.Threshold == 0 {
 		g.det.Threshold = DefaultInjectionThreshold
+	}
+	g.outThreshold = cfg.OutputInjectionThreshold
+	if g.outThreshold == 0 {
+		g.outThreshold = DefaultOutputInjectionThreshold
 	}
 	if g.max == 0 {
 		g.max = DefaultMaxContentBytes
@@ -164,6 +179,13 @@ func (g *Guard) Check(in Input) (Output, error) {
 		return Output{}, sanad.Errorf(sanad.CodeInvalidInput, op, "content is %d bytes, over the limit of %d: check it in chunks", len(in.Content), g.max)
 	}
 	res := g.det.Detect(in.Content)
+	th := g.det.Threshold
+	if in.CheckType == OutputSafety {
+		// The classifier learnt from prompts, not from answers: on an
+		// answer it decides alone only when it is all but sure.
+		th = g.outThreshold
+		res.ModelHit = res.Score >= th
+	}
 	out := Output{
 		IsSafe:           !res.Injection(),
 		SanitizedContent: in.Content,
@@ -175,13 +197,13 @@ func (g *Guard) Check(in Input) (Output, error) {
 	}
 	if res.ModelHit {
 		out.Findings = append(out.Findings, Finding{Kind: KindClassifier, Start: 0, End: len(in.Content),
-			Detail: fmt.Sprintf("probability %.3f of an injection, at or above the threshold %.2f", res.Score, g.det.Threshold)})
+			Detail: fmt.Sprintf("probability %.3f of an injection, at or above the threshold %.2f", res.Score, th)})
 	}
 	if res.Injection() {
 		out.RiskCategory = RiskInjection
 	}
 
-	out.Reasoning = reasoning(res, g.det.Threshold)
+	out.Reasoning = reasoning(res, th)
 
 	// Personal data is redacted by type ("[EMAIL_ADDRESS_1]") unless the
 	// policy keeps it. A request whose personal data was redacted may go

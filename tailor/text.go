@@ -215,7 +215,9 @@ var stopWords = wordSet(`a about above after again against all am an and any are
 // about: a passage need not contain them to answer it.
 var askWords = wordSet(`tell explain describe list give show find say says said according please know
 	much many document documents information info detail details mention mentioned provide summarize
-	summarise happen happened kind type sort exactly approximately roughly overall`)
+	summarise happen happened kind type sort exactly approximately roughly overall
+	cost costs owe owes keep keeps get gets make makes take takes bring brings mean means quickly soon
+	often long`)
 
 // negations are the cues that turn a statement into its opposite.
 var negations = wordSet(`not no never none nor neither without cannot nothing nobody`)

@@ -187,12 +187,18 @@ func resolveFollowUp(msg, prev string) string {
 			return y
 		})
 	}
+	if loc := demonstrativeRE.FindStringIndex(rest); loc != nil {
+		if when := dateRE.FindString(prev); when != "" {
+			return strings.TrimSpace(rest[:loc[0]] + when + rest[loc[1]:]) + "?"
+		}
+		return rest + "? (following: " + prev + ")"
+	}
 	if names := entities(rest); len(names) == 1 {
 		if old := entities(prev); len(old) > 0 {
 			return strings.Replace(prev, old[len(old)-1], names[0], 1)
 		}
 	}
-	if hasPronoun(rest) {
+	if hasPersonalPronoun(rest) {
 		if old := entities(prev); len(old) > 0 {
 			return replacePronouns(rest, old[len(old)-1]) + "?"
 		}
@@ -218,14 +224,24 @@ func entities(s string) []string {
 	return out
 }
 
-func hasPronoun(s string) bool {
+var personalPronouns = map[string]bool{"it": true, "its": true, "they": true, "their": true, "them": true, "he": true, "she": true, "his": true, "her": true}
+
+func hasPersonalPronoun(s string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), notWordRune) {
-		if pronouns[w] {
+		if personalPronouns[w] {
 			return true
 		}
 	}
 	return false
 }
+
+var (
+	// demonstrativeRE finds a reference back to a time: "that date",
+	// "the same year", "then".
+	demonstrativeRE = regexp.MustCompile(`(?i)\b(?:(?:that|this|the same)\s+(?:date|day|month|year|time|point|period|quarter)|then)\b`)
+	// dateRE finds a date or period in a question.
+	dateRE = regexp.MustCompile(`(?i)\b(?:\d{1,2}\s+(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{4}|(?:the\s+)?(?:end|start|beginning)\s+of\s+(?:FY)?\d{4}|(?:FY)?(?:19|20)\d\d)\b`)
+)
 
 func replacePronouns(s, name string) string {
 	words := strings.Fields(s)
@@ -234,7 +250,7 @@ func replacePronouns(s, name string) string {
 		switch {
 		case lw == "its" || lw == "their" || lw == "his" || lw == "her":
 			words[i] = name + "'s"
-		case pronouns[lw]:
+		case personalPronouns[lw]:
 			words[i] = name
 		}
 	}
@@ -295,12 +311,30 @@ func compareQueries(sides, frame []string) []string {
 				}
 			}
 			if len(borrow) > 0 {
-				q += " " + strings.Join(borrow, " ")
+				q = replaceGeneric(q, strings.Join(borrow, " "))
 			}
 		}
 		out[i] = q
 	}
 	return out
+}
+
+// genericNouns stand for a measure a comparison names on its other side:
+// "the audited figure" is the audited revenue when the other side is
+// "revenue in the management accounts".
+var genericNouns = map[string]bool{"figure": true, "figures": true, "number": true, "numbers": true, "amount": true, "amounts": true, "value": true, "values": true, "one": true, "ones": true}
+
+// replaceGeneric puts measure in place of the first generic noun of side,
+// or after it when it has none.
+func replaceGeneric(side, measure string) string {
+	words := strings.Fields(side)
+	for i, w := range words {
+		if genericNouns[strings.ToLower(strings.Trim(w, ",.;:?!"))] {
+			words[i] = measure
+			return strings.Join(words, " ")
+		}
+	}
+	return side + " " + measure
 }
 
 var prepositionRE = regexp.MustCompile(`(?i)\s(in|of|for|from|at|by|per|under|on|to|with)\s`)

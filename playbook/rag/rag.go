@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -188,6 +189,9 @@ type SetAside struct {
 	SourceID string `json:"source_id"`
 	Title    string `json:"title,omitempty"`
 	Reason   string `json:"reason"`
+	// Partly says only the paragraphs that carry instructions were set
+	// aside; the rest of the passage was used.
+	Partly bool `json:"partly,omitempty"`
 }
 
 // Answer is the tailor's output: the seed's TailorOutput, with what was set
@@ -394,22 +398,39 @@ func retrieve(ctx context.Context, in agent.Input) (agent.Output, error) {
 		}
 		flagged := map[string]string{}
 		for _, v := range verdicts.Results {
-			if !v.IsSafe && v.RiskCategory == "injection" {
+			if !v.IsSafe && v.RiskCategory == guard.RiskInjection {
 				flagged[v.ID] = v.Reasoning
 			}
 		}
+		clean, err := salvage(ctx, in, r.Context, flagged)
+		if err != nil {
+			return agent.Output{}, err
+		}
 		kept := r.Context[:0:0]
 		for _, c := range r.Context {
-			if why, ok := flagged[c.ChunkID]; ok {
-				title, _ := c.Metadata["title"].(string)
-				r.SetAside = append(r.SetAside, SetAside{ChunkID: c.ChunkID, SourceID: c.SourceID, Title: title, Reason: why})
+			why, bad := flagged[c.ChunkID]
+			if !bad {
+				kept = append(kept, c)
 				continue
 			}
-			kept = append(kept, c)
+			title, _ := c.Metadata["title"].(string)
+			aside := SetAside{ChunkID: c.ChunkID, SourceID: c.SourceID, Title: title, Reason: why}
+			if text, ok := clean[c.ChunkID]; ok {
+				aside.Partly = true
+				c.Content = text
+				c.Metadata = maps.Clone(c.Metadata)
+				c.Metadata["set_aside_paragraphs"] = true
+				kept = append(kept, c)
+			}
+			r.SetAside = append(r.SetAside, aside)
 		}
 		r.Context = kept
+		keptIDs := map[string]bool{}
+		for _, c := range kept {
+			keptIDs[c.ChunkID] = true
+		}
 		for i := range r.Parts {
-			r.Parts[i] = slices.DeleteFunc(r.Parts[i], func(id string) bool { _, ok := flagged[id]; return ok })
+			r.Parts[i] = slices.DeleteFunc(r.Parts[i], func(id string) bool { return !keptIDs[id] })
 		}
 	}
 	for i := range r.Steps {
@@ -421,6 +442,66 @@ func retrieve(ctx context.Context, in agent.Input) (agent.Output, error) {
 		}
 	}
 	return output(r, fmt.Sprintf("%d passages kept, %d set aside", len(r.Context), len(r.SetAside)))
+}
+
+// salvage screens, paragraph by paragraph, the passages the guardrails
+// flagged, and returns for each the paragraphs that carry no instruction
+// (none when every paragraph does, or the passage is one paragraph): the
+// facts of a supplier's email stay usable while the note that tells the
+// assistant what to say is set aside.
+func salvage(ctx context.Context, in agent.Input, context []memory.Result, flagged map[string]string) (map[string]string, error) {
+	var items []screenItem
+	paras := map[string][]string{}
+	for _, c := range context {
+		if _, bad := flagged[c.ChunkID]; !bad {
+			continue
+		}
+		ps := paragraphs(c.Content)
+		if len(ps) < 2 {
+			continue
+		}
+		paras[c.ChunkID] = ps
+		for i, p := range ps {
+			items = append(items, screenItem{ID: fmt.Sprintf("%s#%d", c.ChunkID, i), Content: p})
+		}
+	}
+	out := map[string]string{}
+	if len(items) == 0 {
+		return out, nil
+	}
+	verdicts, err := call[screenOutput](ctx, in, ToolGuardScreen, screenInput{CheckType: guard.InputValidation, Items: items})
+	if err != nil {
+		return nil, err
+	}
+	bad := map[string]bool{}
+	for _, v := range verdicts.Results {
+		if !v.IsSafe && v.RiskCategory == guard.RiskInjection {
+			bad[v.ID] = true
+		}
+	}
+	for id, ps := range paras {
+		var keep []string
+		for i, p := range ps {
+			if !bad[fmt.Sprintf("%s#%d", id, i)] {
+				keep = append(keep, p)
+			}
+		}
+		if len(keep) > 0 && len(keep) < len(ps) {
+			out[id] = strings.Join(keep, "\n\n")
+		}
+	}
+	return out, nil
+}
+
+// paragraphs splits Markdown text at blank lines.
+func paragraphs(text string) []string {
+	var out []string
+	for _, p := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, strings.TrimSpace(p))
+		}
+	}
+	return out
 }
 
 // search runs one retrieval; when nothing clears the threshold
@@ -561,17 +642,26 @@ func answer(ctx context.Context, in agent.Input) (agent.Output, error) {
 func setAsideNote(s []SetAside) string {
 	var names []string
 	for _, x := range s {
-		name := cmpOr(x.Title, x.SourceID)
+		name := "a passage of " + cmpOr(x.Title, x.SourceID)
+		if x.Partly {
+			name = "part of a passage of " + cmpOr(x.Title, x.SourceID)
+		}
 		if !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
-	what := "A passage"
-	if len(s) > 1 {
-		what = fmt.Sprintf("%d passages", len(s))
+	if len(names) > 0 {
+		names[0] = strings.ToUpper(names[0][:1]) + names[0][1:]
 	}
-	return fmt.Sprintf("Note: %s from %s was set aside and not used: it contains instructions addressed to the assistant, which were not followed.",
-		what, strings.Join(names, ", "))
+	return fmt.Sprintf("Note: %s %s set aside: %s instructions addressed to the assistant, which were not followed.",
+		strings.Join(names, "; "), pluralize(len(names) > 1, "was", "were"), pluralize(len(names) > 1, "it contains", "they contain"))
+}
+
+func pluralize(many bool, one, more string) string {
+	if many {
+		return more
+	}
+	return one
 }
 
 func cmpOr(a, b string) string {
