@@ -90,7 +90,6 @@ func newCorpus(in Input) *corpus {
 
 func (c *corpus) inPassage(chunk int, stem string) bool { return c.passage[chunk][stem] }
 
-
 // headings returns the headings in a passage's metadata.
 func headings(r memory.Result) []string {
 	var out []string

@@ -189,7 +189,7 @@ func resolveFollowUp(msg, prev string) string {
 	}
 	if loc := demonstrativeRE.FindStringIndex(rest); loc != nil {
 		if when := dateRE.FindString(prev); when != "" {
-			return strings.TrimSpace(rest[:loc[0]] + when + rest[loc[1]:]) + "?"
+			return strings.TrimSpace(rest[:loc[0]]+when+rest[loc[1]:]) + "?"
 		}
 		return rest + "? (following: " + prev + ")"
 	}
