@@ -18,6 +18,15 @@ const (
 	// MinBestCoverage is the share of the question's weighted content
 	// terms that the best unit must contain itself.
 	MinBestCoverage = 0.4
+	// MinBestContextCoverage admits a best unit below MinBestCoverage
+	// when, with the credit of its headings and passage, it covers this
+	// share: a short sentence ("The total overdue is £214,600.") whose
+	// passage names what the question asks about.
+	MinBestContextCoverage = 0.65
+	// answerTypeRatio is how close to the best score a unit holding the
+	// kind of answer asked for (a figure, a date, a name) must come to be
+	// put first.
+	answerTypeRatio = 0.5
 	// MinCoverage is the share that the units of the answer, with the
 	// headings and titles above them, must cover together.
 	MinCoverage = 0.5
@@ -354,12 +363,28 @@ func (c *corpus) answer(q question, persona string, parts int) ([]pick, float64,
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	if len(cands) == 0 || cands[0].direct < MinBestCoverage {
+	if len(cands) == 0 || cands[0].direct < MinBestCoverage && cands[0].cov < MinBestContextCoverage {
 		best := 0.0
 		if len(cands) > 0 {
 			best = cands[0].direct
 		}
 		return nil, best, fmt.Sprintf("no passage covers the question's terms well enough (best %.0f%% of %s)", 100*best, strings.Join(q.order, ", "))
+	}
+	// A question that asks for a figure, a date or a name is answered
+	// first by a unit that holds one, when one scores close enough to the
+	// best: "Who signed the agreement?" by the signature line, not by the
+	// agreement's opening sentence that names it.
+	if q.want != anyAnswer && len(cands) > 1 && !answers(cands[0].u, q) {
+		for i, s := range cands[1:] {
+			if s.score < answerTypeRatio*cands[0].score {
+				break
+			}
+			if answers(s.u, q) && s.direct >= MinBestCoverage/2 {
+				copy(cands[1:i+2], cands[0:i+1])
+				cands[0] = s
+				break
+			}
+		}
 	}
 	n, ratio := limits(persona, parts)
 	var picks []pick

@@ -70,28 +70,31 @@ bundle, verifies the bundle offline against the home's log key, and verifies the
 			if a.jsonOut {
 				return a.printJSON(qs)
 			}
-			fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s ask \"%s\" --case %s\n  sanad --home %s runs show %s\n  sanad verify %s --log-key '%s'\n",
-				a.home(), qs.tryQuestion, quickstartScope.Case, a.home(), qs.Replayed, qs.Bundle, qs.LogKey)
+			fmt.Fprintf(a.stdout, "\nTry:\n  sanad --home %s ask \"%s\"\n  sanad --home %s chat\n  sanad --home %s runs show %s\n  sanad verify %s --log-key '%s'\n",
+				a.home(), qs.tryQuestion, a.home(), a.home(), qs.Run, qs.Bundle, qs.LogKey)
 			return nil
 		},
 	})
 }
 
 // quickstartScope is the case the quickstart works in.
-var quickstartScope = sanad.Scope{Tenant: "demo", Case: "dataroom"}
+var quickstartScope = sanad.Scope{Tenant: "default", Case: "default"}
 
 // quickstartResult is what sanad quickstart --json prints.
 type quickstartResult struct {
-	Documents   int            `json:"documents"`
-	Chunks      int            `json:"chunks"`
-	Unchanged   int            `json:"skipped_unchanged"`
-	Answers     []rag.Reply    `json:"answers"`
-	Refusal     rag.Reply      `json:"refusal"`
-	SetAside    []rag.SetAside `json:"set_aside"`
-	Replayed    string         `json:"replayed_run"`
+	Documents int            `json:"documents"`
+	Chunks    int            `json:"chunks"`
+	Unchanged int            `json:"skipped_unchanged"`
+	Answers   []rag.Reply    `json:"answers"`
+	Refusal   rag.Reply      `json:"refusal"`
+	SetAside  []rag.SetAside `json:"set_aside"`
+	// Run and Trace are the first answer's, replayed and exported.
+	Run         string         `json:"run"`
+	Trace       string         `json:"trace"`
+	Replayed    bool           `json:"replayed"`
 	Bundle      string         `json:"bundle"`
 	BundleSHA   string         `json:"bundle_sha256"`
-	Verified    bool           `json:"bundle_verified"`
+	Verified    bool           `json:"verified"`
 	LogKey      string         `json:"log_key"`
 	Ledger      map[string]any `json:"ledger"`
 	tryQuestion string
@@ -191,7 +194,7 @@ func (a *app) quickstart(cmd *cobra.Command, h *home.Home) (quickstartResult, er
 	if err := json.Unmarshal(rep.Outputs["remember"], &again); err != nil || again.FinalResponse.Content != first.Answer {
 		return qs, sanad.Errorf(sanad.CodeIntegrity, "quickstart", "the replay of run %s gave another answer", first.Run)
 	}
-	qs.Replayed = first.Run
+	qs.Run, qs.Trace, qs.Replayed = first.Run, first.Trace, true
 	say("Replayed the first answer (run %s) from its record: the same outputs, and no tool or model called.\n", first.Run)
 	if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
 		return qs, err

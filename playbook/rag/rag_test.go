@@ -3,6 +3,7 @@ package rag_test
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/connector"
 	"github.com/sanadhq/sanad/connector/local"
+	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/ledgertest"
@@ -258,4 +260,54 @@ func TestR08_EveryStepIsRecordedAndTheLedgerVerifies(t *testing.T) {
 	if err := json.Unmarshal(res.Outputs["remember"], &again); err != nil || again.FinalResponse.Content != rep.Answer {
 		t.Fatalf("replay gave %q, want %q", again.FinalResponse.Content, rep.Answer)
 	}
+}
+
+// TestR05_AnswerSetFigures asks the answer set over the sample data room
+// (examples/answers.jsonl over examples/corpus) and fails when a figure
+// drops below what docs/answers.md reports. `sanad eval answers` prints
+// the same figures.
+func TestR05_AnswerSetFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("asks every question of the answer set")
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, mustSub(t, examples.Corpus, "corpus")); err != nil {
+		t.Fatal(err)
+	}
+	set, err := examples.Answers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := make([]rag.Case, len(set))
+	for i, c := range set {
+		cases[i] = rag.Case{ID: c.ID, Question: c.Question, Answerable: c.Answerable, Support: c.Support, Follows: c.Follows}
+	}
+	sc, err := rag.EvaluateFolder(context.Background(), dir, cases, rag.EvalConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d questions: answer recall %.3f, citation precision %.3f, sentence support %.3f, refusal accuracy %.3f (precision %.3f, recall %.3f), p50 %.1f ms",
+		sc.Questions, sc.AnswerRecall, sc.CitationPrecision, sc.SentenceSupport, sc.RefusalAccuracy, sc.RefusalPrecision, sc.RefusalRecall, sc.P50MS)
+	for _, f := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"answer recall", sc.AnswerRecall, 0.72},
+		{"citation precision", sc.CitationPrecision, 0.47},
+		{"sentence support", sc.SentenceSupport, 1},
+		{"refusal accuracy", sc.RefusalAccuracy, 0.77},
+	} {
+		if f.got < f.want {
+			t.Errorf("%s %.3f, below the reported %.2f", f.name, f.got, f.want)
+		}
+	}
+}
+
+func mustSub(t *testing.T, fsys fs.FS, dir string) fs.FS {
+	t.Helper()
+	sub, err := fs.Sub(fsys, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub
 }
