@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/internal/bench"
 	"github.com/sanadhq/sanad/playbook/rag"
 	"github.com/sanadhq/sanad/runner"
 )
@@ -292,4 +294,43 @@ func answerSet() ([]rag.Case, error) {
 			Support: c.Support, Answer: c.Answer, Kind: c.Kind, Follows: c.Follows, Sample: c.Sample, SampleRefusal: c.SampleRefusal}
 	}
 	return out, nil
+}
+
+func (a *app) benchAskCommand() *cobra.Command {
+	var rounds int
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "ask",
+		Short: "Time an offline question end to end on the sample data room, and the share recording takes",
+		Long: `Ingests the sample data room into a temporary home and asks every question of the built-in
+answer set through the rag playbook (each step and tool call a signed event), then does the
+same work unrecorded (guard checks, plan, searches, composition), alternating, and prints the
+p50 of both, the share of an answer's time that recording takes, the events per answer, and
+the p50 against the 200 ms limit.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cases, err := answerSet()
+			if err != nil {
+				return err
+			}
+			var qs []string
+			for _, c := range cases {
+				if c.Follows == "" {
+					qs = append(qs, c.Question)
+				}
+			}
+			return runBench(a, func(dir string) (bench.AskResult, error) {
+				corpus := filepath.Join(dir, "corpus")
+				if err := writeCorpus(corpus); err != nil {
+					return bench.AskResult{}, err
+				}
+				return bench.Ask(cmd.Context(), bench.AskConfig{Dir: dir, Corpus: corpus, Questions: qs, Rounds: rounds})
+			}, func(res bench.AskResult) {
+				fmt.Fprintf(a.stdout, "ask:    p50 %.1f ms, p90 %.1f ms over %d questions (%d events each on average)\n", res.P50MS, res.P90MS, res.Questions, int(res.EventsPerAsk+0.5))
+				fmt.Fprintf(a.stdout, "work:   p50 %.1f ms unrecorded   recording's share %.0f%%\n", res.WorkP50MS, 100*res.RecordShare)
+				fmt.Fprintf(a.stdout, "limit:  %.0f ms   ratio %.2f\n", res.LimitMS, res.Ratio)
+			})
+		},
+	})
+	c.Flags().IntVar(&rounds, "rounds", 3, "how many times each question is asked")
+	return c
 }
