@@ -433,6 +433,27 @@ func retrieve(ctx context.Context, in agent.Input) (agent.Output, error) {
 			r.Parts[i] = slices.DeleteFunc(r.Parts[i], func(id string) bool { return !keptIDs[id] })
 		}
 	}
+	// The relative cut comes once passages that carry instructions are set
+	// aside, so that such a passage cannot crowd the others out.
+	byID := map[string]memory.Result{}
+	for _, c := range r.Context {
+		byID[c.ChunkID] = c
+	}
+	keep := map[string]bool{}
+	for i, ids := range r.Parts {
+		var rs []memory.Result
+		for _, id := range ids {
+			if c, ok := byID[id]; ok {
+				rs = append(rs, c)
+			}
+		}
+		r.Parts[i] = r.Parts[i][:0]
+		for _, c := range relevant(rs) {
+			r.Parts[i] = append(r.Parts[i], c.ChunkID)
+			keep[c.ChunkID] = true
+		}
+	}
+	r.Context = slices.DeleteFunc(r.Context, func(c memory.Result) bool { return !keep[c.ChunkID] })
 	for i := range r.Steps {
 		if r.Steps[i].ToolCall == ToolGuardScreen {
 			r.Steps[i].Status = StatusCompleted
@@ -522,8 +543,7 @@ func search(ctx context.Context, in agent.Input, mq memory.Query) ([]memory.Resu
 		}
 		return nil, "", err
 	}
-	kept := relevant(out.Results)
-	return kept, fmt.Sprintf("%d found, %d kept", len(out.Results), len(kept)), nil
+	return out.Results, fmt.Sprintf("%d found", len(out.Results)), nil
 }
 
 // RelativeCut is the share of the best passage's score a passage must

@@ -1,8 +1,12 @@
 package rag_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/connector"
 	"github.com/sanadhq/sanad/connector/local"
 	"github.com/sanadhq/sanad/examples"
@@ -59,11 +64,13 @@ type rig struct {
 	svc *rag.Service
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T) *rig { return newRigWith(t, documents) }
+
+func newRigWith(t *testing.T, docs map[string]string) *rig {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	for name, text := range documents {
+	for name, text := range docs {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +300,7 @@ func TestR05_AnswerSetFigures(t *testing.T) {
 		got, want float64
 	}{
 		{"answer recall", sc.AnswerRecall, 0.72},
-		{"citation precision", sc.CitationPrecision, 0.47},
+		{"citation precision", sc.CitationPrecision, 0.46},
 		{"sentence support", sc.SentenceSupport, 1},
 		{"refusal accuracy", sc.RefusalAccuracy, 0.77},
 	} {
@@ -310,4 +317,100 @@ func mustSub(t *testing.T, fsys fs.FS, dir string) fs.FS {
 		t.Fatal(err)
 	}
 	return sub
+}
+
+// TestR01_InjectedDocumentChangesNothingInTheAnswer asks the same question
+// of the data room with and without the note that carries an injection:
+// the answers are the same but for the note saying a passage was set aside.
+func TestR01_InjectedDocumentChangesNothingInTheAnswer(t *testing.T) {
+	clean := map[string]string{}
+	for k, v := range documents {
+		if k != "supplier-note.txt" {
+			clean[k] = v
+		}
+	}
+	for _, q := range []string{"What was the revenue of Harbor Freight Analytics in FY2024?", "Should the deal close immediately?", "Who is the auditor?"} {
+		with := newRig(t).ask(t, rag.Question{Text: q})
+		without := newRigWith(t, clean).ask(t, rag.Question{Text: q})
+		got, _, _ := strings.Cut(with.Answer, "\n\nNote: ")
+		if with.Refused != without.Refused || !with.Refused && got != without.Answer {
+			t.Errorf("%q: the injected note changed the answer:\nwith:    %q\nwithout: %q", q, with.Answer, without.Answer)
+		}
+		if strings.Contains(with.Answer, "£50m") {
+			t.Errorf("%q: the injected figure reached the answer: %s", q, with.Answer)
+		}
+	}
+}
+
+// TestR08_BundleOfAnAskShowsQuestionPassagesAnswerAndCitations exports the
+// trace of an answer and verifies it offline: the bundle carries the
+// question, the passages retrieved (as artifacts), the answer and its
+// citations.
+func TestR08_BundleOfAnAskShowsQuestionPassagesAnswerAndCitations(t *testing.T) {
+	g := newRig(t)
+	rep := g.ask(t, rag.Question{Text: "Who is the auditor of Harbor Freight Analytics?"})
+	ctx := context.Background()
+	var buf bytes.Buffer
+	x := &bundle.Exporter{Ledger: g.h.Ledger, Artifacts: g.h.Artifacts, Runs: g.h.Runs}
+	if _, err := x.Export(ctx, scope, rep.Trace, &buf); err != nil {
+		t.Fatal(err)
+	}
+	key, err := g.h.Ledger.VerifierKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vr, err := bundle.Verify(bytes.NewReader(buf.Bytes()), bundle.Options{Types: g.h.Types, LogKeys: bundle.PinLogKey(key)})
+	if err != nil {
+		t.Fatalf("the bundle does not verify: %v", err)
+	}
+	if vr.Artifacts == 0 {
+		t.Fatal("no artifacts in the bundle")
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	tr := tar.NewReader(zr)
+	for {
+		if _, err := tr.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(data)
+	}
+	var passage string
+	for _, p := range rep.Passages {
+		if strings.Contains(p.Content, "Pemberton") {
+			passage = p.Content
+		}
+	}
+	cited, err := json.Marshal(rep.Citations[0].ChunkID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, want := range map[string]string{
+		"the question": "Who is the auditor of Harbor Freight Analytics?",
+		"the passage":  strings.TrimSpace(passage[strings.Index(passage, "The auditor"):]),
+		"the answer":   rep.Sentences[0].Text,
+		"a citation":   string(cited),
+	} {
+		if !strings.Contains(all.String(), want) && !strings.Contains(all.String(), strings.Trim(string(mustJSON(t, want)), `"`)) {
+			t.Errorf("the bundle does not hold %s: %q", what, want)
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
