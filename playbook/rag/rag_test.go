@@ -271,7 +271,7 @@ func TestR08_EveryStepIsRecordedAndTheLedgerVerifies(t *testing.T) {
 
 // TestR05_AnswerSetFigures asks the answer set over the sample data room
 // (examples/answers.jsonl over examples/corpus) and fails when a figure
-// drops below what docs/answers.md reports. `sanad eval answers` prints
+// drops below what docs/rag.md reports. `sanad eval answers` prints
 // the same figures.
 func TestR05_AnswerSetFigures(t *testing.T) {
 	if testing.Short() {
