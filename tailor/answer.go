@@ -430,6 +430,7 @@ func (c *corpus) followUps(sections []section) []string {
 		}
 	}
 	for _, h := range c.allHeadings() {
+		h = strings.TrimSpace(sectionNumber.ReplaceAllString(h, ""))
 		if m, ok := fresh(h); ok && !seen[h] {
 			seen[h] = true
 			cands = append(cands, cand{fmt.Sprintf(about, lowerFirst(h)), 1 + c.weightOf(m), m})
@@ -459,6 +460,9 @@ func (c *corpus) followUps(sections []section) []string {
 	return out
 }
 
+// sectionNumber is the numbering that opens a heading ("8.", "4.2", "IV.").
+var sectionNumber = regexp.MustCompile(`^(?:\d+(?:\.\d+)*\.?|[IVXLC]+\.)\s+`)
+
 func (c *corpus) weightOf(stems map[string]bool) float64 {
 	var w float64
 	for st := range stems {
@@ -476,7 +480,7 @@ func lowerFirst(s string) string {
 		return s
 	}
 	r, size := utf8.DecodeRuneInString(f[1])
-	if !unicode.IsLower(r) {
+	if !unicode.IsLower(r) || strings.IndexFunc(f[0][1:], func(r rune) bool { return unicode.IsUpper(r) || unicode.IsDigit(r) }) >= 0 {
 		return s
 	}
 	r, size = utf8.DecodeRuneInString(s)
@@ -577,10 +581,12 @@ func (c *corpus) phrases(asked map[string]bool) []phrase {
 	}
 	var out []phrase
 	for k, n := range count {
-		if n < 2 {
+		words := strings.Fields(k)
+		// A single verb form repeated ("ended", "including") names no
+		// subject.
+		if n < 2 || len(words) == 1 && (strings.HasSuffix(first[k], "ed") || strings.HasSuffix(first[k], "ing")) {
 			continue
 		}
-		words := strings.Fields(k)
 		var idf float64
 		for _, w := range words {
 			idf += c.idf(w)
