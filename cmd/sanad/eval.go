@@ -14,7 +14,8 @@ import (
 )
 
 func (a *app) evalCommand() *cobra.Command {
-	return group("eval", "Measure quality on a test collection", a.evalRetrievalCommand())
+	return group("eval", "Measure quality on a test collection", a.evalRetrievalCommand(),
+		a.evalGuardCommand())
 }
 
 func (a *app) evalRetrievalCommand() *cobra.Command {

@@ -139,6 +139,7 @@ Exit codes, for every command:
 		a.searchCommand(),
 		a.docsCommand(),
 		a.evalCommand(),
+		a.guardCommand(),
 	)
 	return root
 }
