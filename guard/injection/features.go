@@ -1,9 +1,6 @@
 package injection
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // sparse is a feature vector: indexes in increasing order, and values.
 type sparse struct {
@@ -80,8 +77,9 @@ func featurize(s string, bits uint) sparse {
 		prev, havePrev = h, true
 		i = j
 	}
-	chars := collapse(keys[:nChar])
-	words := collapse(keys[nChar:])
+	tmp := make([]uint64, len(keys))
+	chars := collapse(radixSort(keys[:nChar], tmp[:nChar], bits+1))
+	words := collapse(radixSort(keys[nChar:], tmp[nChar:], bits+1))
 	return merge(chars, words)
 }
 
@@ -97,10 +95,34 @@ func wordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
-// collapse sorts keys and returns the features they make, with values
+// radixSort sorts keys below 2^bits, using tmp (as long as keys) as
+// scratch, and returns the sorted slice (keys or tmp).
+func radixSort(keys, tmp []uint64, bits uint) []uint64 {
+	const digit = 11
+	var count [1 << digit]int
+	for shift := uint(0); shift < bits; shift += digit {
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>shift&(1<<digit-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := k >> shift & (1<<digit - 1)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys
+}
+
+// collapse returns the features that sorted keys make, with values
 // ±(1+ln count), scaled to unit length.
 func collapse(keys []uint64) sparse {
-	slices.Sort(keys)
 	var v sparse
 	norm := 0.0
 	for i := 0; i < len(keys); {
