@@ -1,6 +1,9 @@
 package injection
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // sparse is a feature vector: indexes in increasing order, and values.
 type sparse struct {
@@ -27,6 +30,14 @@ const (
 	maxGram = 5
 )
 
+// scratch is the memory featurize works in, kept between calls.
+type scratch struct {
+	keys, tmp []uint64
+	padded    []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // featurize returns the hashed features of folded text s in a space of
 // 2^bits dimensions: word unigrams and bigrams, and character 3- to
 // 5-grams of the text with a space at each end. Each feature's value is
@@ -34,11 +45,20 @@ const (
 // that collisions cancel out on average); the words and the character
 // n-grams are each scaled to unit length, and the whole to unit length.
 func featurize(s string, bits uint) sparse {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	chars, words := hashKeys(s, bits, sc)
+	return merge(collapse(chars), collapse(words))
+}
+
+// hashKeys returns the sorted keys (see key) of the character n-grams and
+// of the words of s, in memory of sc.
+func hashKeys(s string, bits uint, sc *scratch) (chars, words []uint64) {
 	mask := uint64(1)<<bits - 1
-	keys := make([]uint64, 0, 3*len(s)+16)
+	keys := sc.keys[:0]
 	// Character n-grams.
-	padded := make([]byte, 0, len(s)+2)
-	padded = append(append(append(padded, ' '), s...), ' ')
+	padded := append(append(append(sc.padded[:0], ' '), s...), ' ')
+	sc.padded = padded
 	for i := range padded {
 		h := uint64(seedChar)
 		for k := 0; k < maxGram && i+k < len(padded); k++ {
@@ -77,10 +97,48 @@ func featurize(s string, bits uint) sparse {
 		prev, havePrev = h, true
 		i = j
 	}
-	tmp := make([]uint64, len(keys))
-	chars := collapse(radixSort(keys[:nChar], tmp[:nChar], bits+1))
-	words := collapse(radixSort(keys[nChar:], tmp[nChar:], bits+1))
-	return merge(chars, words)
+	sc.keys = keys
+	if cap(sc.tmp) < len(keys) {
+		sc.tmp = make([]uint64, len(keys))
+	}
+	tmp := sc.tmp[:len(keys)]
+	chars = radixSort(keys[:nChar], tmp[:nChar], bits+1)
+	words = radixSort(keys[nChar:], tmp[nChar:], bits+1)
+	return chars, words
+}
+
+// dotSorted returns the dot product of w with the unit vector that
+// collapse makes of sorted keys, without making it.
+func dotSorted(keys []uint64, w []float64) float64 {
+	dot, norm := 0.0, 0.0
+	acc, cur, have := 0.0, uint32(0), false
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		x := 1 + math.Log(float64(j-i))
+		if keys[i]&1 == 1 {
+			x = -x
+		}
+		idx := uint32(keys[i] >> 1)
+		if have && idx != cur {
+			dot += float64(acc * w[cur])
+			norm += float64(acc * acc)
+			acc = 0
+		}
+		acc += x
+		cur, have = idx, true
+		i = j
+	}
+	if have {
+		dot += float64(acc * w[cur])
+		norm += float64(acc * acc)
+	}
+	if norm == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(norm)
 }
 
 // key packs a feature's index and sign: index<<1 | sign.

@@ -83,8 +83,8 @@ var patterns = anchorAll([]pattern{
 		regexp.MustCompile(`\b(?:ignore|disregard|forget)\s+(?:about\s+)?(?:everything|anything|all of (?:that|this|it))\b|\b(?:ignore|disregard|forget)\s+(?:all\s+|the\s+)?(?:above|foregoing)\b`), false, 0, nil},
 	{RuleOverride, "an order to ignore the documents provided", []string{"ignor", "disregard", "look", "not by"},
 		regexp.MustCompile(`\b(?:ignore|ignoring|disregard|disregarding|do not (?:look (?:in|at)|use|read|consider)|don'?t (?:look (?:in|at)|use|read|consider)|not by)\s+(?:all\s+)?(?:the\s+|any\s+)?(?:provided\s+|given\s+)?(?:documents?|articles?|artikels?|context|sources?)\b`), false, 48, nil},
-	{RuleOverride, "an announcement of new instructions", []string{"instruction", "task", "order", "directive", "now on"},
-		regexp.MustCompile(`\b(?:new|updated|real|actual|additional|further|more)\s+(?:instructions?|tasks?|orders|directives?)\s*(?::|-|follow|are (?:as follows|followed|now))|\b(?:focus|concentrate) on (?:your|the|this) new task\b|\byour (?:new |real |actual )?(?:instructions|task|goal) (?:are|is) now\b|\b(?:instructions?|tasks?) (?:have|has) (?:changed|been updated)\b`), false, 40, nil},
+	{RuleOverride, "an announcement of new instructions", []string{"new", "updated", "real", "actual", "additional", "further", "more", "focus", "concentrate", "your", "instruction", "task"},
+		regexp.MustCompile(`\b(?:new|updated|real|actual|additional|further|more)\s+(?:instructions?|tasks?|orders|directives?)\s*(?::|-|follow|are (?:as follows|followed|now))|\b(?:focus|concentrate) on (?:your|the|this) new task\b|\byour (?:new |real |actual )?(?:instructions|task|goal) (?:are|is) now\b|\b(?:instructions?|tasks?) (?:have|has) (?:changed|been updated)\b`), false, 0, nil},
 	// Instruction override, German.
 	{RuleOverride, "an order to ignore earlier instructions (German)", []string{"ignorier", "vergiss", "vergesst", "vergessen", "missacht", "berspring", "verwerf", "verwirf", "beacht"},
 		regexp.MustCompile(`\b` + deVerb + `\s+` + deDet + `{0,4}(?:` + deQual + `\s+)?` + deNoun + `\b`), false, 0, nil},
@@ -95,8 +95,8 @@ var patterns = anchorAll([]pattern{
 	{RuleOverride, "an announcement of new instructions (German)", []string{"neue", "weitere"},
 		regexp.MustCompile(`\b(?:nun|jetzt|es)\s+folgen\s+(?:\w+\s+)?(?:neue|weitere)\s+(?:anweisungen|aufgaben|befehle|instruktionen)|\bneue (?:anweisung|aufgabe|instruktion)(?:en)?\s*:|\bkonzentriere dich (?:\w+\s+)?auf (?:deine|die) neue aufgabe`), false, 40, nil},
 	// Instruction override, other languages seen in attacks.
-	{RuleOverride, "an order to forget the instructions", []string{"instruc", "инструкц"},
-		regexp.MustCompile(`\b(?:olvida(?:te)?|olvide|ignora|ignore[sz]?|oubliez?|zaboravi|dimentica|vergeet)\s+(?:de\s+)?(?:tod[oa]s?|toutes|tutte|sve|alle)?\s*(?:las\s+|les\s+|le\s+|de\s+)?(?:instrucciones|instructions|istruzioni|instrukcije|instructies)\b|(?:забудь(?:те)?|игнорируй(?:те)?)\s+(?:\S+\s+){0,2}инструкции`), false, 48, nil},
+	{RuleOverride, "an order to forget the instructions", []string{"olvid", "ignor", "oubli", "zaboravi", "dimentica", "vergeet", "забуд", "игнор"},
+		regexp.MustCompile(`\b(?:olvida(?:te)?|olvide|ignora|ignore[sz]?|oubliez?|zaboravi|dimentica|vergeet)\s+(?:de\s+)?(?:tod[oa]s?|toutes|tutte|sve|alle)?\s*(?:las\s+|les\s+|le\s+|de\s+)?(?:instrucciones|instructions|istruzioni|instrukcije|instructies)\b|(?:забудь(?:те)?|игнорируй(?:те)?)\s+(?:\S+\s+){0,2}инструкции`), false, 0, nil},
 
 	// Role hijack.
 	{RuleRoleHijack, "\"do anything now\"", []string{"anything now"},
@@ -115,12 +115,12 @@ var patterns = anchorAll([]pattern{
 		regexp.MustCompile(`\bjailbroken\b|\b(?:you are|you're|as an?|act as an?|you have been|you've been|this is an?)\s+(?:\w+\s+)?jailbr(?:eak|oken)`), false, 48, nil},
 
 	// System-prompt extraction.
-	{RuleExtraction, "a request for the model's prompt", []string{"prompt", "instruction", "directive", "guideline", "configuration", "rules"},
-		regexp.MustCompile(`\b` + extrVerb + `\s+(?:me\s+|us\s+)?(?:out\s+|back\s+)?(?:all\s+)?(?:of\s+)?(?:(?:your|its)\s+(?:` + extrQual + `\s+){0,3}` + extrNoun + `|(?:the\s+|this\s+|my\s+)?(?:` + extrQual + `\s+){1,3}(?:system prompt|system message|prompt[- ]?texts?|prompts?|instructions)|(?:the\s+|this\s+)?(?:system prompt|prompt[- ]?texts?))\b`), false, 96, nil},
-	{RuleExtraction, "a question about the model's prompt", []string{"prompt", "instruction", "written", "above", "before"},
-		regexp.MustCompile(`\bwhat (?:is|are|was|were)\s+(?:your|the)\s+(?:(?:initial|original|hidden|secret|system|first)\s+)*(?:system prompt|prompt|instructions)\b|\bwhat (?:is|was|were|are) (?:written|said|stated) (?:at the (?:beginning|start|top)|above|before)\b|\brepeat\s+(?:the\s+)?(?:words|text|everything|all)\s+(?:above|before)\b|\bwhat are the (?:\w+ )?(?:sentences|words|lines) before\b`), false, 48, nil},
-	{RuleExtraction, "a request for the model's prompt (German)", []string{"prompt", "anweisung", "instruktion"},
-		regexp.MustCompile(`\b(?:zeige?|gib|nenne|wiederhole|verrate|drucke|schreibe?)\s+(?:mir\s+|uns\s+)?(?:alle\s+)?(?:deine[nmrs]?|ihre[nmrs]?|den|die)\s+(?:[\w-]+\s+)?(?:prompt[- ]?texte?|prompts?|systemprompt|system-prompt|anweisungen|instruktionen)\b`), false, 64, nil},
+	{RuleExtraction, "a request for the model's prompt", []string{"print", "show", "reveal", "repeat", "output", "display", "tell", "give", "write", "dump", "leak", "share", "list", "spell", "recite", "provide", "return", "echo", "translate", "disclose", "expose"},
+		regexp.MustCompile(`\b` + extrVerb + `\s+(?:me\s+|us\s+)?(?:out\s+|back\s+)?(?:all\s+)?(?:of\s+)?(?:(?:your|its)\s+(?:` + extrQual + `\s+){0,3}` + extrNoun + `|(?:the\s+|this\s+|my\s+)?(?:` + extrQual + `\s+){1,3}(?:system prompt|system message|prompt[- ]?texts?|prompts?|instructions)|(?:the\s+|this\s+)?(?:system prompt|prompt[- ]?texts?))\b`), false, 0, nil},
+	{RuleExtraction, "a question about the model's prompt", []string{"what", "repeat"},
+		regexp.MustCompile(`\bwhat (?:is|are|was|were)\s+(?:your|the)\s+(?:(?:initial|original|hidden|secret|system|first)\s+)*(?:system prompt|prompt|instructions)\b|\bwhat (?:is|was|were|are) (?:written|said|stated) (?:at the (?:beginning|start|top)|above|before)\b|\brepeat\s+(?:the\s+)?(?:words|text|everything|all)\s+(?:above|before)\b|\bwhat are the (?:\w+ )?(?:sentences|words|lines) before\b`), false, 0, nil},
+	{RuleExtraction, "a request for the model's prompt (German)", []string{"zeig", "gib", "nenne", "wiederhole", "verrate", "drucke", "schreib"},
+		regexp.MustCompile(`\b(?:zeige?|gib|nenne|wiederhole|verrate|drucke|schreibe?)\s+(?:mir\s+|uns\s+)?(?:alle\s+)?(?:deine[nmrs]?|ihre[nmrs]?|den|die)\s+(?:[\w-]+\s+)?(?:prompt[- ]?texte?|prompts?|systemprompt|system-prompt|anweisungen|instruktionen)\b`), false, 0, nil},
 
 	// Delimiters: chat-template tokens, fake role headers, closing tags.
 	{RuleDelimiter, "a chat-template token", []string{"<|", "inst]", "<<sys", "sys]", "system]"},
