@@ -141,6 +141,7 @@ Exit codes, for every command:
 		a.chatCommand(),
 		a.docsCommand(),
 		a.evalCommand(),
+		a.guardCommand(),
 	)
 	return root
 }

@@ -2,7 +2,7 @@ package injection
 
 import (
 	"math"
-	"slices"
+	"sync"
 )
 
 // sparse is a feature vector: indexes in increasing order, and values.
@@ -30,6 +30,14 @@ const (
 	maxGram = 5
 )
 
+// scratch is the memory featurize works in, kept between calls.
+type scratch struct {
+	keys, tmp []uint64
+	padded    []byte
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
 // featurize returns the hashed features of folded text s in a space of
 // 2^bits dimensions: word unigrams and bigrams, and character 3- to
 // 5-grams of the text with a space at each end. Each feature's value is
@@ -37,11 +45,20 @@ const (
 // that collisions cancel out on average); the words and the character
 // n-grams are each scaled to unit length, and the whole to unit length.
 func featurize(s string, bits uint) sparse {
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	chars, words := hashKeys(s, bits, sc)
+	return merge(collapse(chars), collapse(words))
+}
+
+// hashKeys returns the sorted keys (see key) of the character n-grams and
+// of the words of s, in memory of sc.
+func hashKeys(s string, bits uint, sc *scratch) (chars, words []uint64) {
 	mask := uint64(1)<<bits - 1
-	keys := make([]uint64, 0, 3*len(s)+16)
+	keys := sc.keys[:0]
 	// Character n-grams.
-	padded := make([]byte, 0, len(s)+2)
-	padded = append(append(append(padded, ' '), s...), ' ')
+	padded := append(append(append(sc.padded[:0], ' '), s...), ' ')
+	sc.padded = padded
 	for i := range padded {
 		h := uint64(seedChar)
 		for k := 0; k < maxGram && i+k < len(padded); k++ {
@@ -80,9 +97,48 @@ func featurize(s string, bits uint) sparse {
 		prev, havePrev = h, true
 		i = j
 	}
-	chars := collapse(keys[:nChar])
-	words := collapse(keys[nChar:])
-	return merge(chars, words)
+	sc.keys = keys
+	if cap(sc.tmp) < len(keys) {
+		sc.tmp = make([]uint64, len(keys))
+	}
+	tmp := sc.tmp[:len(keys)]
+	chars = radixSort(keys[:nChar], tmp[:nChar], bits+1)
+	words = radixSort(keys[nChar:], tmp[nChar:], bits+1)
+	return chars, words
+}
+
+// dotSorted returns the dot product of w with the unit vector that
+// collapse makes of sorted keys, without making it.
+func dotSorted(keys []uint64, w []float64) float64 {
+	dot, norm := 0.0, 0.0
+	acc, cur, have := 0.0, uint32(0), false
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j] == keys[i] {
+			j++
+		}
+		x := 1 + math.Log(float64(j-i))
+		if keys[i]&1 == 1 {
+			x = -x
+		}
+		idx := uint32(keys[i] >> 1)
+		if have && idx != cur {
+			dot += float64(acc * w[cur])
+			norm += float64(acc * acc)
+			acc = 0
+		}
+		acc += x
+		cur, have = idx, true
+		i = j
+	}
+	if have {
+		dot += float64(acc * w[cur])
+		norm += float64(acc * acc)
+	}
+	if norm == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(norm)
 }
 
 // key packs a feature's index and sign: index<<1 | sign.
@@ -97,10 +153,34 @@ func wordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c >= 0x80
 }
 
-// collapse sorts keys and returns the features they make, with values
+// radixSort sorts keys below 2^bits, using tmp (as long as keys) as
+// scratch, and returns the sorted slice (keys or tmp).
+func radixSort(keys, tmp []uint64, bits uint) []uint64 {
+	const digit = 11
+	var count [1 << digit]int
+	for shift := uint(0); shift < bits; shift += digit {
+		clear(count[:])
+		for _, k := range keys {
+			count[k>>shift&(1<<digit-1)]++
+		}
+		sum := 0
+		for i, c := range count {
+			count[i] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := k >> shift & (1<<digit - 1)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	return keys
+}
+
+// collapse returns the features that sorted keys make, with values
 // ±(1+ln count), scaled to unit length.
 func collapse(keys []uint64) sparse {
-	slices.Sort(keys)
 	var v sparse
 	norm := 0.0
 	for i := 0; i < len(keys); {

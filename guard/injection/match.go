@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -149,10 +148,36 @@ func appendSignals(out []Match, text, rule string, spans []runeSpan, what string
 	return out
 }
 
-var (
-	base64Blob = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
-	hexBlob    = regexp.MustCompile(`(?:(?:\\x|0x)?[0-9A-Fa-f]{2}[ :,]?){8,}`)
-)
+// runs returns the spans of text, at most maxBlobs, that are runs of at
+// least minLen bytes for which in reports true.
+func runs(text string, minLen int, in func(c byte) bool) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(text) && len(out) < maxBlobs; {
+		if !in(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && in(text[j]) {
+			j++
+		}
+		if j-i >= minLen {
+			out = append(out, [2]int{i, j})
+		}
+		i = j
+	}
+	return out
+}
+
+func base64Byte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '_' || c == '-' || c == '='
+}
+
+// hexByte reports the bytes of hex dumps: digits, the separators space,
+// colon and comma, and the x of \x and 0x.
+func hexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || c == ' ' || c == ':' || c == ',' || c == '\\' || c == 'x'
+}
 
 // rot13Keywords are keywords of the patterns, rot13-encoded: text that
 // holds none of them holds no rot13 injection the patterns could find.
@@ -178,7 +203,7 @@ func encoded(text string, v *view, depth int) []Match {
 			}
 		}
 	}
-	for _, loc := range base64Blob.FindAllStringIndex(text, maxBlobs) {
+	for _, loc := range runs(text, 16, base64Byte) {
 		if blobs >= maxBlobs || loc[1]-loc[0] > maxBlobBytes {
 			continue
 		}
@@ -195,12 +220,15 @@ func encoded(text string, v *view, depth int) []Match {
 			check("base64", loc[0], loc[1], b)
 		}
 	}
-	for _, loc := range hexBlob.FindAllStringIndex(text, maxBlobs) {
+	for _, loc := range runs(text, 16, hexByte) {
 		if blobs >= maxBlobs || loc[1]-loc[0] > maxBlobBytes {
 			continue
 		}
-		blobs++
 		s := strings.NewReplacer(`\x`, "", "0x", "", " ", "", ":", "", ",", "").Replace(text[loc[0]:loc[1]])
+		if len(s) < 16 || strings.ContainsAny(s, "x\\") {
+			continue // a run of spaces and words, or a stray x: not a hex dump
+		}
+		blobs++
 		if b, err := hex.DecodeString(s[:len(s)/2*2]); err == nil {
 			check("hex", loc[0], loc[1], b)
 		}

@@ -37,15 +37,10 @@ func (m *Model) Score(text string) float64 {
 
 // score returns the probability for folded text s.
 func (m *Model) score(s string) float64 {
-	return sigmoid(m.dot(featurize(s, m.bits)))
-}
-
-func (m *Model) dot(x sparse) float64 {
-	z := m.bias
-	for i, j := range x.idx {
-		z += float64(m.w[j] * x.val[i])
-	}
-	return z
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	chars, words := hashKeys(s, m.bits, sc)
+	return sigmoid(m.bias + (dotSorted(chars, m.w)+dotSorted(words, m.w))*(math.Sqrt2/2))
 }
 
 func sigmoid(z float64) float64 {
