@@ -5,10 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/guard"
+	"github.com/sanadhq/sanad/guard/pii"
 	"github.com/sanadhq/sanad/memory"
 	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/tailor"
@@ -119,6 +122,11 @@ func (s *Service) Ask(ctx context.Context, q Question) (Reply, error) {
 	in := Input{Question: clean.SanitizedContent, SessionID: q.SessionID, UserID: q.UserID, Persona: persona(p),
 		History: history, Preferences: st.UserPreferences, Turns: st.Turns, TopK: q.TopK, MinRelevance: q.MinRelevance,
 		Filters: q.Filters, At: start.UTC().Truncate(time.Millisecond)}
+	for _, f := range clean.Findings {
+		if !slices.Contains(in.Redacted, f.Kind) && clean.SanitizedContent != q.Text && isPII(f.Kind) {
+			in.Redacted = append(in.Redacted, f.Kind)
+		}
+	}
 	res, err := s.runner.Run(ctx, Name, in, runner.Options{Scope: scope, Caller: "user:" + cmpOr(q.UserID, "anonymous"), Reason: "a question asked in session " + q.SessionID})
 	if err != nil {
 		return Reply{}, err
@@ -141,6 +149,12 @@ func (s *Service) Ask(ctx context.Context, q Question) (Reply, error) {
 		Intent: out.Intent, Question: out.Question, FollowUps: a.FollowUpSuggestions, SetAside: a.SetAside,
 		Plan: out.ExecutionPlan, TookMS: float64(time.Since(start).Microseconds()) / 1000,
 	}, nil
+}
+
+// isPII says whether a finding's kind is a kind of personal data, not an
+// injection rule or the classifier.
+func isPII(kind string) bool {
+	return slices.Contains(pii.BuiltinTypes(), kind) || strings.ToUpper(kind) == kind
 }
 
 // NewSessionID returns a fresh random session id.

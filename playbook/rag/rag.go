@@ -52,6 +52,8 @@ const (
 	DefaultTopK = 6
 	// DefaultHistory is how many earlier messages a turn carries.
 	DefaultHistory = 12
+	// SearchTimeout bounds one attempt of a search.
+	SearchTimeout = 20 * time.Second
 )
 
 //go:embed policy/*.yaml rag.yaml
@@ -170,6 +172,9 @@ type Input struct {
 	Filters      map[string]any `json:"filters,omitempty"`
 	// At is when the question was asked, the time of the turn's messages.
 	At time.Time `json:"at"`
+	// Redacted names the kinds of personal data the guardrails redacted
+	// from the question before it was recorded (the values are not kept).
+	Redacted []string `json:"redacted,omitempty"`
 }
 
 // Retrieved is the memory agent's output: the passages found, per part of
@@ -768,6 +773,8 @@ func tools(h *home.Home, cfg Config, pol *policy.Set) []tool.Spec {
 			Name: ToolSearch, Description: "Search the case's memory index (seed 004 MemoryQuery → MemoryOutput).",
 			InputSchema:  json.RawMessage(`{"type":"object","required":["query_text"],"properties":{"query_text":{"type":"string","minLength":1,"maxLength":4000},"top_k":{"type":"integer","minimum":0,"maximum":100},"min_relevance_score":{"type":"number","minimum":0,"maximum":1},"filters":{"type":"object"}}}`),
 			OutputSchema: object, Risk: "read", SideEffect: tool.SideEffectNone, Idempotent: true,
+			// ERR_TIMEOUT: retry once, then fail (seed 004).
+			Timeout: SearchTimeout, Retry: tool.Retry{MaxAttempts: 2},
 			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
 				var mq memory.Query
 				if err := json.Unmarshal(c.Input, &mq); err != nil {

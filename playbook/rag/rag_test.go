@@ -414,3 +414,51 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestR01_PersonalDataIsNotRecorded: a question carrying personal data is
+// answered, and neither the ledger's events nor the turn's artifacts hold
+// the data; the record names what kind was redacted.
+func TestR01_PersonalDataIsNotRecorded(t *testing.T) {
+	g := newRig(t)
+	const email, card = "jane.doe@example.com", "4111 1111 1111 1111"
+	rep := g.ask(t, rag.Question{Text: "Who is the auditor? Send the answer to " + email + ", card " + card})
+	if strings.Contains(rep.Question, email) || !strings.Contains(rep.Question, "[EMAIL_ADDRESS_1]") {
+		t.Fatalf("question as answered: %q", rep.Question)
+	}
+	evs, err := g.h.Ledger.Events(context.Background(), rep.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	redacted := false
+	for _, ev := range evs {
+		body := string(ev.Body)
+		if strings.Contains(body, email) || strings.Contains(body, card) {
+			t.Fatalf("event %s holds the raw personal data: %s", ev.Type, body)
+		}
+		redacted = redacted || strings.Contains(body, `"redacted":["EMAIL_ADDRESS","CREDIT_CARD"]`)
+	}
+	// Every artifact the home holds: tool inputs and outputs, step
+	// outputs, the conversation's record.
+	root := filepath.Dir(filepath.Dir(g.h.Artifacts.Path(strings.Repeat("0", 64))))
+	files := 0
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(data), email) || strings.Contains(string(data), card) {
+			t.Errorf("artifact %s holds the raw personal data", filepath.Base(path))
+		}
+		return nil
+	})
+	if err != nil || files < 10 {
+		t.Fatalf("read %d artifacts: %v", files, err)
+	}
+	if !redacted {
+		t.Error("the record does not say what kinds of personal data were redacted")
+	}
+}
