@@ -2,6 +2,8 @@ package memory
 
 import (
 	"math"
+	"runtime"
+	"sync"
 )
 
 // quantized is a VectorSet in 8 bits a value, for a first pass of the search
@@ -24,8 +26,10 @@ type quantized struct {
 	a      []int8    // row i is a[i*stride:(i+1)*stride], zero-padded
 	scale  []float32 // s
 	normA  []float64 // s·‖a‖
-	slack  []float64 // ‖e‖ + γ·‖v‖ (the bound's parts that do not depend on q's rounding), rounded up; +Inf for a row with a value that is not finite
-	gamma  float64
+	// slack is ‖e‖ + γ·‖v‖, rounded up: the parts of the bound that
+	// multiply ‖q‖; +Inf for a row holding a value that is not finite.
+	slack []float64
+	gamma float64
 }
 
 // codeStride is the multiple of values a row of codes is padded to.
@@ -42,15 +46,27 @@ func quantize(set *VectorSet) *quantized {
 		gamma:  roundingBound(dim),
 	}
 	c.a = make([]int8, n*c.stride)
-	for i := range n {
-		s, na, ne, nv, ok := encode(set.Data[i*dim:(i+1)*dim], c.a[i*c.stride:(i+1)*c.stride])
-		if !ok {
-			c.slack[i] = math.Inf(1)
-			continue
-		}
-		c.scale[i], c.normA[i] = s, na
-		c.slack[i] = up(ne + c.gamma*nv)
+	parts := 1
+	if n*dim >= parallelWork {
+		parts = min(runtime.GOMAXPROCS(0), 4)
 	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := p * n / parts; i < (p+1)*n/parts; i++ {
+				s, na, ne, nv, ok := encode(set.Data[i*dim:(i+1)*dim], c.a[i*c.stride:(i+1)*c.stride])
+				if !ok {
+					c.slack[i] = math.Inf(1)
+					continue
+				}
+				c.scale[i], c.normA[i] = s, na
+				c.slack[i] = up(ne + c.gamma*nv)
+			}
+		}()
+	}
+	wg.Wait()
 	return c
 }
 
@@ -69,9 +85,10 @@ func encode(v []float32, a []int8) (s float32, normA, normE, normV float64, ok b
 		return 0, 0, 0, 0, true // the zero vector: codes 0, every score exactly 0
 	}
 	s = float32(top / 127)
+	inv := 1 / float64(s) // k need not be the nearest code: e is what is left of it
 	var aa, ee, vv float64
 	for j, x := range v {
-		k := math.Round(float64(x) / float64(s))
+		k := math.Round(float64(x) * inv)
 		k = min(max(k, -127), 127)
 		a[j] = int8(k)
 		e := float64(x) - k*float64(s)
