@@ -27,7 +27,7 @@ type quantized struct {
 	scale  []float32 // s
 	normA  []float64 // s·‖a‖
 	// slack is ‖e‖ + γ·‖v‖, rounded up: the parts of the bound that
-	// multiply ‖q‖; +Inf for a row holding a value that is not finite.
+	// multiply ‖q‖; +Inf for a row encode refuses.
 	slack []float64
 	gamma float64
 }
@@ -70,13 +70,18 @@ func quantize(set *VectorSet) *quantized {
 	return c
 }
 
+// maxCoded is the largest magnitude encode accepts: beyond it a float32 dot
+// product could overflow, and the rounding bound would not hold. Unit
+// vectors are far below it.
+const maxCoded = 1 << 40
+
 // encode writes the codes of v to a and returns the scale s, s·‖a‖, ‖e‖ and
 // ‖v‖ (the norms rounded up); ok is false when v holds a value that is not
-// finite.
+// finite or is larger than maxCoded.
 func encode(v []float32, a []int8) (s float32, normA, normE, normV float64, ok bool) {
 	var top float64
 	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		if math.IsNaN(float64(x)) || math.Abs(float64(x)) > maxCoded {
 			return 0, 0, 0, 0, false
 		}
 		top = max(top, math.Abs(float64(x)))
@@ -115,7 +120,7 @@ type query struct {
 	t     float64 // scale
 	normF float64 // ‖f‖, rounded up
 	normQ float64 // ‖q‖, rounded up
-	ok    bool    // false: q holds a value that is not finite, or is zero
+	ok    bool    // false: encode refused q, or q is zero
 }
 
 func (c *quantized) query(q []float32) query {

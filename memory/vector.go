@@ -110,8 +110,9 @@ const codesWork = 1 << 20
 // nil). The search is exact: it returns the rows a float32 dot product (the
 // cosine, vectors being unit length) of q with every row ranks first, ties
 // going to the earlier row (a row whose score is not a number, which only a
-// vector holding one has, is left out). A large set is scanned in parts on up to four
-// cores (GOMAXPROCS), each part keeping its own best k, merged at the end.
+// vector holding one has, is left out). A large set is scanned in parts on
+// up to four cores (GOMAXPROCS), each part keeping its own best k, merged at
+// the end.
 //
 // Where the CPU has the vector instructions for it (AVX2), a large set is
 // first scanned in 8 bits a value, a quarter of the bytes: that pass gives
@@ -141,7 +142,7 @@ func nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool, withCo
 	if withCodes && n > k {
 		c = set.quantized()
 		if cq = c.query(q); !cq.ok {
-			c = nil // a query value that is not finite: no bound holds
+			c = nil // zero, or a value not finite or too large: no bound holds
 		}
 	}
 	parts := 1

@@ -66,6 +66,7 @@ func TestCodesKeepTheFloat32Ranking(t *testing.T) {
 	}
 	odd.Data[5*37+3] = float32(math.NaN())
 	odd.Data[9*37] = float32(math.Inf(1))
+	odd.Data[11*37+1] = 3e38 // finite, but its products overflow
 	odd.Docs = []Document{{ID: "a"}, {ID: "b"}}
 	for i := range odd.DocOf {
 		odd.DocOf[i] = int32(min(i/2990, 1))
