@@ -101,7 +101,7 @@ func (p *Pipeline) tools() []tool.Spec {
 	store := p.cfg.Home.Artifacts
 	fetch := tool.MustDefine(tool.Spec{
 		Name:        ToolFetch,
-		Description: "Fetch the documents a source names (a local path or glob, a URL, a Google Drive file or folder) and store each as an artifact of the case.",
+		Description: "Fetch the documents a source names (a local path or glob, a URL, a Google Drive file or folder) and store each as an artifact of the case. With what was last fetched of a Drive source's items (known), download only the items that changed and list the others as unchanged.",
 		Risk:        "external_read",
 		SideEffect:  tool.SideEffectInternal,
 		Idempotent:  true,
