@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/connector"
+	"github.com/sanadhq/sanad/connector/gdrive"
 	"github.com/sanadhq/sanad/document"
 	"github.com/sanadhq/sanad/parse"
 	"github.com/sanadhq/sanad/tool"
@@ -24,11 +26,28 @@ const (
 	ToolParse = "document.parse"
 )
 
+// FetchInput is the input of connector.fetch: a source and, for a source
+// that can be synced incrementally (Google Drive), what the case's records
+// say was last fetched of each of its items, by SourceID. An item whose
+// state the source still reports is not downloaded again.
+type FetchInput struct {
+	connector.Input
+	Known map[string]connector.ItemState `json:"known,omitempty" jsonschema:"the modified time, source checksum, size and content checksum last recorded of each item, by source id"`
+}
+
 // FetchOutput is the output of connector.fetch: the files fetched, each
-// stored as an artifact of the case, and the items that failed.
+// stored as an artifact of the case, the items the source reported
+// unchanged since Known (not downloaded), and the items that failed.
 type FetchOutput struct {
-	Files  []FetchedFile `json:"files"`
-	Errors []FetchError  `json:"errors"`
+	Files     []FetchedFile `json:"files"`
+	Unchanged []string      `json:"unchanged,omitempty"`
+	Errors    []FetchError  `json:"errors"`
+}
+
+// syncer is a connector that fetches only what changed since a State
+// (connector/gdrive).
+type syncer interface {
+	Sync(ctx context.Context, in connector.Input, prev *connector.State) (*connector.SyncResult, error)
 }
 
 // FetchedFile is one fetched file (seed 004 ConnectorOutput, with the
@@ -82,34 +101,32 @@ func (p *Pipeline) tools() []tool.Spec {
 	store := p.cfg.Home.Artifacts
 	fetch := tool.MustDefine(tool.Spec{
 		Name:        ToolFetch,
-		Description: "Fetch the documents a source names (a local path or glob, a URL, a Google Drive file or folder) and store each as an artifact of the case.",
+		Description: "Fetch the documents a source names (a local path or glob, a URL, a Google Drive file or folder) and store each as an artifact of the case. With what was last fetched of a Drive source's items (known), download only the items that changed and list the others as unchanged.",
 		Risk:        "external_read",
 		SideEffect:  tool.SideEffectInternal,
 		Idempotent:  true,
 		Timeout:     30 * time.Minute,
-	}, func(ctx context.Context, call tool.Call, in connector.Input) (FetchOutput, error) {
+	}, func(ctx context.Context, call tool.Call, in FetchInput) (FetchOutput, error) {
 		out := FetchOutput{Files: []FetchedFile{}, Errors: []FetchError{}}
-		for item, err := range p.cfg.Connectors.Fetch(ctx, in) {
-			if err != nil {
-				src := in.SourceIdentifier
-				if ie, ok := err.(*connector.ItemError); ok && ie.Source != "" {
-					src = ie.Source
-				}
-				out.Errors = append(out.Errors, FetchError{Source: src, Code: sanad.ErrorCode(err), Message: sanad.ErrorMessage(err)})
-				continue
+		fail := func(src string, err error) {
+			if ie, ok := err.(*connector.ItemError); ok && ie.Source != "" {
+				src = ie.Source
 			}
+			out.Errors = append(out.Errors, FetchError{Source: src, Code: sanad.ErrorCode(err), Message: sanad.ErrorMessage(err)})
+		}
+		keep := func(item connector.Output) error {
 			data, err := os.ReadFile(item.FilePath)
 			if err != nil {
-				out.Errors = append(out.Errors, FetchError{Source: item.SourceID, Code: sanad.CodeDependencyDown, Message: err.Error()})
-				continue
+				fail(item.SourceID, sanad.Wrap(err, sanad.CodeDependencyDown, "tool."+ToolFetch, err.Error()))
+				return nil
 			}
 			if got := "sha256:" + sha256Hex(string(data)); got != item.Checksum {
-				out.Errors = append(out.Errors, FetchError{Source: item.SourceID, Code: sanad.CodeIntegrity, Message: "the file changed while it was fetched: checksum " + got + ", connector said " + item.Checksum})
-				continue
+				fail(item.SourceID, sanad.Errorf(sanad.CodeIntegrity, "tool."+ToolFetch, "the file changed while it was fetched: checksum %s, connector said %s", got, item.Checksum))
+				return nil
 			}
 			ref, err := store.Put(ctx, call.Principal.Scope, call.Run, cmp.Or(item.MimeType, "application/octet-stream"), data)
 			if err != nil {
-				return FetchOutput{}, err
+				return err
 			}
 			f := FetchedFile{
 				SourceID: item.SourceID, Name: fileName(item), Artifact: "sha256:" + ref.SHA256, Checksum: item.Checksum,
@@ -119,6 +136,35 @@ func (p *Pipeline) tools() []tool.Spec {
 				f.URL = item.SourceID
 			}
 			out.Files = append(out.Files, f)
+			return nil
+		}
+		if s, ok := p.cfg.Connectors[in.SourceType].(syncer); ok && in.Validate() == nil {
+			prev := connector.NewState(gdrive.StateSource(in.Input))
+			maps.Copy(prev.Items, in.Known)
+			res, err := s.Sync(ctx, in.Input, prev)
+			if err != nil {
+				fail(in.SourceIdentifier, err)
+				return out, nil
+			}
+			for _, item := range res.Outputs {
+				if err := keep(item); err != nil {
+					return FetchOutput{}, err
+				}
+			}
+			for _, err := range res.Errors {
+				fail(in.SourceIdentifier, err)
+			}
+			out.Unchanged = res.Unchanged
+			return out, nil
+		}
+		for item, err := range p.cfg.Connectors.Fetch(ctx, in.Input) {
+			if err != nil {
+				fail(in.SourceIdentifier, err)
+				continue
+			}
+			if err := keep(item); err != nil {
+				return FetchOutput{}, err
+			}
 		}
 		return out, nil
 	})

@@ -51,8 +51,9 @@ type Proximity struct {
 // as many words. Measured here (a shared 2-core machine), a TopK 10 search
 // took 9 ms of CPU on Cranfield with plain BM25 and 41 ms with the default
 // pipeline; on 100,000 synthetic chunks of Cranfield's vocabulary the
-// median search took 0.68 s and 3.7 s. Where latency matters more than its
-// +0.023 nDCG@10, turn it off with the zero Feedback.
+// median search took 0.40 s and 1.7–2.1 s (docs/performance.md says where
+// the time goes). Where latency matters more than its +0.023 nDCG@10, turn
+// it off with the zero Feedback.
 type Feedback struct {
 	Docs           int // 0: off
 	Terms          int

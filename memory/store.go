@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"sync"
 	"time"
 
 	"github.com/sanadhq/sanad"
@@ -191,7 +192,8 @@ type LexicalResult struct {
 
 // VectorSet is every vector of a scope made by one model, as one row-major
 // matrix: row i, Data[i*Dim:(i+1)*Dim], is the unit-length vector of the
-// chunk Keys[i], of the document Docs[DocOf[i]].
+// chunk Keys[i], of the document Docs[DocOf[i]]. Its fields are not
+// changed once it has been searched.
 type VectorSet struct {
 	Generation int64
 	Dim        int
@@ -199,4 +201,13 @@ type VectorSet struct {
 	DocOf      []int32
 	Docs       []Document
 	Data       []float32
+
+	quantOnce sync.Once
+	quant     *quantized // Data in 8 bits a value, made by the first search that uses it
+}
+
+// quantized returns the set's 8-bit codes, making them on the first call.
+func (set *VectorSet) quantized() *quantized {
+	set.quantOnce.Do(func() { set.quant = quantize(set) })
+	return set.quant
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"container/heap"
 	"context"
+	"math"
 	"runtime"
 	"sync"
 
@@ -89,23 +90,42 @@ func (x *Index) forget(scope sanad.Scope) {
 	}
 }
 
-// scored is a row of a VectorSet and its similarity to the query.
+// scored is a row of a VectorSet and its similarity to the query (or a
+// bound of it).
 type scored struct {
 	row   int
-	score float32
+	score float64
 }
 
 // parallelWork is the number of values (rows times dimension) above which
 // Nearest splits the scan between cores.
 const parallelWork = 1 << 21
 
+// codesWork is the number of values above which Nearest runs a first pass
+// over the set's 8-bit codes; below it, the float32 scan is fast enough.
+const codesWork = 1 << 20
+
 // Nearest returns the k rows of set most similar to the unit vector q, best
 // first, among the rows whose document keep accepts (every row when keep is
-// nil). The search is exact: every row is compared, by dot product (the
-// cosine, vectors being unit length). A large set is scanned in parts on up
-// to four cores (GOMAXPROCS), each part keeping its own best k, merged at
+// nil). The search is exact: it returns the rows a float32 dot product (the
+// cosine, vectors being unit length) of q with every row ranks first, ties
+// going to the earlier row (a row whose score is not a number, which only a
+// vector holding one has, is left out). A large set is scanned in parts on
+// up to four cores (GOMAXPROCS), each part keeping its own best k, merged at
 // the end.
+//
+// Where the CPU has the vector instructions for it (AVX2), a large set is
+// first scanned in 8 bits a value, a quarter of the bytes: that pass gives
+// each row an interval sure to hold its float32 score (see quantized), and
+// only the rows whose upper bound reaches the k-th best lower bound are
+// scored in float32. The first search of a set makes its codes (a quarter
+// of its size again).
 func Nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool) []int {
+	return nearest(set, q, k, keep, fastCodes && len(set.Data) >= codesWork)
+}
+
+// nearest is Nearest, with or without the first pass over codes.
+func nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool, withCodes bool) []int {
 	if k <= 0 || set.Dim == 0 || len(q) != set.Dim {
 		return nil
 	}
@@ -117,17 +137,31 @@ func Nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool) []int 
 			allowed[i] = keep(i)
 		}
 	}
+	var c *quantized
+	var cq query
+	if withCodes && n > k {
+		c = set.quantized()
+		if cq = c.query(q); !cq.ok {
+			c = nil // zero, or a value not finite or too large: no bound holds
+		}
+	}
 	parts := 1
 	if n*set.Dim >= parallelWork {
 		parts = min(runtime.GOMAXPROCS(0), 4)
 	}
 	heaps := make([]minHeap, parts)
+	cands := make([][]scored, parts)
 	var wg sync.WaitGroup
 	for p := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			heaps[p] = scan(set, q, k, allowed, p*n/parts, (p+1)*n/parts)
+			lo, hi := p*n/parts, (p+1)*n/parts
+			if c != nil {
+				heaps[p], cands[p] = c.scan(set, &cq, k, allowed, lo, hi)
+			} else {
+				heaps[p] = scan(set, q, k, allowed, lo, hi)
+			}
 		}()
 	}
 	wg.Wait()
@@ -136,6 +170,9 @@ func Nearest(set *VectorSet, q []float32, k int, keep func(doc int) bool) []int 
 		for _, s := range other {
 			push(&h, s, k)
 		}
+	}
+	if c != nil {
+		h = rescore(set, q, k, h, cands)
 	}
 	out := make([]int, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
@@ -152,13 +189,58 @@ func scan(set *VectorSet, q []float32, k int, allowed []bool, lo, hi int) minHea
 		if allowed != nil && !allowed[set.DocOf[i]] {
 			continue
 		}
-		push(&h, scored{i, vek32.Dot(q, set.Data[i*dim:(i+1)*dim])}, k)
+		push(&h, scored{i, float64(vek32.Dot(q, set.Data[i*dim:(i+1)*dim]))}, k)
 	}
 	return h
 }
 
-// push adds s to h if it is among the best k.
+// scan is the first pass over rows [lo, hi): it returns the k best lower
+// bounds, and the rows whose upper bound reached the k-th best lower bound
+// seen so far, with that upper bound. The k-th lower bound only grows, so
+// every row whose upper bound reaches its final value is among them.
+func (c *quantized) scan(set *VectorSet, q *query, k int, allowed []bool, lo, hi int) (minHeap, []scored) {
+	lower := make(minHeap, 0, k)
+	cands := make([]scored, 0, 4*k)
+	for i := lo; i < hi; i++ {
+		if allowed != nil && !allowed[set.DocOf[i]] {
+			continue
+		}
+		l, u := c.bounds(i, q)
+		if len(lower) < k || u >= lower[0].score {
+			cands = append(cands, scored{i, u})
+		}
+		push(&lower, scored{i, l}, k)
+	}
+	return lower, cands
+}
+
+// rescore returns the best k of the candidates by their float32 scores.
+// lower holds the k best lower bounds of the whole set: the k-th best
+// float32 score is at least the k-th of them, so a candidate whose upper
+// bound is below it is not among the best k and need not be scored.
+func rescore(set *VectorSet, q []float32, k int, lower minHeap, cands [][]scored) minHeap {
+	floor := math.Inf(-1)
+	if len(lower) == k {
+		floor = lower[0].score
+	}
+	h := make(minHeap, 0, k)
+	dim := set.Dim
+	for _, part := range cands {
+		for _, s := range part {
+			if s.score >= floor {
+				push(&h, scored{s.row, float64(vek32.Dot(q, set.Data[s.row*dim:(s.row+1)*dim]))}, k)
+			}
+		}
+	}
+	return h
+}
+
+// push adds s to h if it is among the best k; a score that is not a number
+// (a stored vector holding one) is never among them.
 func push(h *minHeap, s scored, k int) {
+	if math.IsNaN(s.score) {
+		return
+	}
 	if len(*h) < k {
 		heap.Push(h, s)
 	} else if better(s, (*h)[0]) {

@@ -49,8 +49,9 @@ func (a *app) ingestCommand() *cobra.Command {
 ?credentials=NAME for a key file in <home>/credentials), parses every file, and indexes its
 chunks in the case's memory. The whole ingestion is one recorded run: each fetch and parse is
 a tool call through the gateway, each new document version a db_write. Content already
-indexed is skipped; a changed file becomes a new version and its old chunks are superseded;
-a document gone from a source that was listed whole (deleted from the folder, trashed in
+indexed is skipped; a changed file becomes a new version and its old chunks are superseded.
+A Drive file whose modified time, md5 checksum and size are those the case's records hold for
+its current version is not downloaded again. A document gone from a source that was listed whole (deleted from the folder, trashed in
 Drive) is marked removed.
 
 Every input is processed; each failure is reported with its source and code, and the command
