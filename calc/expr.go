@@ -289,6 +289,9 @@ func (e *Expr) ValueIn(scale string) (float64, error) {
 	if scale == "percent" && e.Fraction() {
 		v *= 100
 	}
+	if math.IsInf(v, 0) {
+		return 0, sanad.Errorf(sanad.CodeInvalidInput, op, "the derivation in percent is not a finite number")
+	}
 	return v, nil
 }
 
