@@ -30,5 +30,5 @@ func ExampleParseProgram() {
 		return
 	}
 	fmt.Printf("%.5f\n", v.Num)
-	// Output: 0.14137
+	// Output: 0.14136
 }
