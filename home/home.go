@@ -27,6 +27,7 @@ import (
 	"github.com/sanadhq/sanad/keyring"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/model"
+	"github.com/sanadhq/sanad/playbook/debate"
 	"github.com/sanadhq/sanad/playbook/protocol"
 	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/sqlite"
@@ -67,7 +68,7 @@ type Home struct {
 
 // Vocabularies returns the event vocabularies of every built-in package.
 func Vocabularies() []ledger.Vocabulary {
-	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary(), tool.Vocabulary(), workflow.Vocabulary(), protocol.Vocabulary(), model.Vocabulary()}
+	return []ledger.Vocabulary{runs.Vocabulary(), bundle.Vocabulary(), gate.Vocabulary(), dbwrite.Vocabulary(), tool.Vocabulary(), workflow.Vocabulary(), protocol.Vocabulary(), model.Vocabulary(), debate.Vocabulary()}
 }
 
 // Types compiles the built-in vocabularies.
