@@ -112,13 +112,26 @@ Exits 1 when the answer is a refusal (blocked, or not in the documents).`,
 				printReply(a.stdout, rep, true)
 			}
 			if rep.Refused {
-				return failure{sanad.Errorf(cmpCode(rep.Code), "ask", "no answer given")}
+				return failure{sanad.Errorf(cmpCode(rep.Code), "ask", "no answer: %s", refusalWhy(rep))}
 			}
 			return nil
 		},
 	})
 	f.add(c)
 	return c
+}
+
+// refusalWhy says in a few words why an answer was refused.
+func refusalWhy(rep rag.Reply) string {
+	switch {
+	case rep.Code == sanad.CodeGuardrailInjection:
+		return "the question was blocked as a prompt injection"
+	case rep.Code == sanad.CodeGuardrailUnsafe:
+		return "the answer failed its safety check twice"
+	case len(rep.Passages) == 0:
+		return "nothing in the case's documents matched (sanad docs list shows what is ingested)"
+	}
+	return "the passages found do not answer it"
 }
 
 func cmpCode(c sanad.Code) sanad.Code {

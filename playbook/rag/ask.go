@@ -100,6 +100,9 @@ func (s *Service) Ask(ctx context.Context, q Question) (Reply, error) {
 	if scope == (sanad.Scope{}) {
 		scope = sanad.Scope{Tenant: "default", Case: "default"}
 	}
+	if strings.TrimSpace(q.Text) == "" {
+		return Reply{}, sanad.Errorf(sanad.CodeInvalidInput, op, "the question is empty")
+	}
 	if q.SessionID == "" {
 		q.SessionID = NewSessionID()
 	}

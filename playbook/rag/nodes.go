@@ -153,10 +153,15 @@ func orchestrate(ctx context.Context, in agent.Input) (agent.Output, error) {
 	for _, c := range r.Context {
 		st.AccumulatedContext = append(st.AccumulatedContext, ContextRef{ChunkID: c.ChunkID, SourceID: c.SourceID, RelevanceScore: c.RelevanceScore})
 	}
+	// A turn whose conversation cannot be saved fails: the next turn would
+	// not know it.
 	if _, err := call[json.RawMessage](ctx, in, ToolSave, st); err != nil {
-		steps[len(steps)-1].Status, steps[len(steps)-1].Note = StatusFailed, err.Error()
-	} else {
-		steps[len(steps)-1].Status = StatusCompleted
+		return agent.Output{}, err
+	}
+	for i := range steps {
+		if steps[i].ToolCall == ToolSave {
+			steps[i].Status = StatusCompleted
+		}
 	}
 	return output(Outcome{FinalResponse: a, ExecutionPlan: steps, Intent: p.Intent, Question: p.Question, SessionID: q.SessionID},
 		fmt.Sprintf("turn %d of session %s saved", st.Turns, q.SessionID))

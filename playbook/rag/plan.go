@@ -133,9 +133,11 @@ var smallTalk = regexp.MustCompile(`(?i)^(hi|hello|hey|good (morning|afternoon|e
 
 func isSmallTalk(s string) bool { return smallTalk.MatchString(s) }
 
+// lastQuestion returns the latest earlier question a follow-up can lean
+// on: not small talk, and naming something.
 func lastQuestion(history []string) string {
 	for i := len(history) - 1; i >= 0; i-- {
-		if h := strings.TrimSpace(history[i]); h != "" {
+		if h := strings.TrimSpace(history[i]); h != "" && !isSmallTalk(h) && len(contentWords(h)) > 0 {
 			return h
 		}
 	}

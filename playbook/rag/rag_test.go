@@ -462,3 +462,25 @@ func TestR01_PersonalDataIsNotRecorded(t *testing.T) {
 		t.Error("the record does not say what kinds of personal data were redacted")
 	}
 }
+
+// TestR06_TurnsWithoutRetrievalAreAnsweredAndSaved: small talk and a
+// message too vague to search are answered by the orchestrator, recorded
+// and saved like any turn; an empty question is refused as bad input.
+func TestR06_TurnsWithoutRetrievalAreAnsweredAndSaved(t *testing.T) {
+	g := newRig(t)
+	hi := g.ask(t, rag.Question{Text: "hello"})
+	if hi.Intent != rag.IntentSmallTalk || hi.Answer == "" {
+		t.Fatalf("small talk: %+v", hi)
+	}
+	vague := g.ask(t, rag.Question{Text: "what about it?", SessionID: hi.SessionID})
+	if vague.Intent != rag.IntentClarify || !strings.Contains(vague.Answer, "?") {
+		t.Fatalf("a vague message: %+v", vague)
+	}
+	st, err := rag.LoadState(context.Background(), g.h, scope, hi.SessionID)
+	if err != nil || st.Turns != 2 || len(st.History) != 4 {
+		t.Fatalf("state: %+v %v", st, err)
+	}
+	if _, err := g.svc.Ask(context.Background(), rag.Question{Text: "  ", Scope: scope}); sanad.ErrorCode(err) != sanad.CodeInvalidInput {
+		t.Fatalf("an empty question: %v", err)
+	}
+}
