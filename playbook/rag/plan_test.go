@@ -53,3 +53,24 @@ func TestR07_FollowUpResolvedAgainstHistory(t *testing.T) {
 		t.Errorf("a question that stands alone was taken as a follow-up of %q", p.FollowUpOf)
 	}
 }
+
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{"What was revenue in FY2024?", "and in 2023?", "Compare A and B", "How does X compare with the audited figure?",
+		"What is the term and who signed it?", "hi", "", "that date then?", "vs vs vs", "Who? When? Why?"} {
+		f.Add(s, "What was revenue in 2024?")
+	}
+	f.Fuzz(func(t *testing.T, msg, prev string) {
+		p := Analyze(msg, []string{prev})
+		if p.Intent == "" {
+			t.Fatal("no intent")
+		}
+		if (p.Intent == IntentLookup || p.Intent == IntentComparison || p.Intent == IntentMultiPart) && len(p.SubQueries) == 0 {
+			t.Fatalf("%s with nothing to search: %+v", p.Intent, p)
+		}
+		for i, s := range p.Steps {
+			if s.StepID != i+1 {
+				t.Fatalf("step %d numbered %d", i, s.StepID)
+			}
+		}
+	})
+}
