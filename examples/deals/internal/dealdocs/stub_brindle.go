@@ -1,0 +1,3 @@
+package dealdocs
+
+func brindle() map[string][]byte { return nil }

@@ -1,0 +1,3 @@
+package dealdocs
+
+func ferncliff() map[string][]byte { return nil }

@@ -1,0 +1,3 @@
+package dealdocs
+
+func marlowe() map[string][]byte { return nil }

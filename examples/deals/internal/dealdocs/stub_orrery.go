@@ -1,0 +1,3 @@
+package dealdocs
+
+func orrery() map[string][]byte { return nil }

@@ -1,0 +1,3 @@
+package dealdocs
+
+func tidewell() map[string][]byte { return nil }
