@@ -1,3 +1,0 @@
-package dealdocs
-
-func brindle() map[string][]byte { return nil }

@@ -1,3 +1,0 @@
-package dealdocs
-
-func ferncliff() map[string][]byte { return nil }

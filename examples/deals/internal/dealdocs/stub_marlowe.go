@@ -1,3 +1,0 @@
-package dealdocs
-
-func marlowe() map[string][]byte { return nil }

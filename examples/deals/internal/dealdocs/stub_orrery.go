@@ -1,3 +1,0 @@
-package dealdocs
-
-func orrery() map[string][]byte { return nil }

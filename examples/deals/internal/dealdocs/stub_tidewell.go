@@ -1,3 +1,0 @@
-package dealdocs
-
-func tidewell() map[string][]byte { return nil }
