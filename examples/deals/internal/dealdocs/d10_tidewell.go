@@ -64,7 +64,7 @@ func tidewellAudited() []byte {
 		{"£", "2024", "2023"},
 		{"Cash at bank", "2,810,000", "5,940,000"},
 		{"Term loan, Solent Commercial Bank plc", "(4,000,000)", "(4,000,000)"},
-		{"Net liabilities", "(1,140,000)", "2,471,000"},
+		{"Net assets / (liabilities)", "(1,140,000)", "2,471,000"},
 	})
 	d.H1("Borrowings")
 	d.P("The term loan of £4,000,000 from Solent Commercial Bank plc is repayable in 2028. Its covenants require cash of at least £2,000,000 at each month end and, from 31 December 2024, EBITDA of at least nil for each rolling twelve months. The EBITDA covenant was breached at 31 December 2024; the bank has waived the breach until 30 September 2025, after which the loan becomes repayable on demand if the breach continues.")
