@@ -1,4 +1,4 @@
-package main
+package docgen
 
 import (
 	"bytes"
@@ -25,48 +25,55 @@ const (
 	bold    = "F2" // Helvetica-Bold
 )
 
-// pdfWriter lays out text, lists and ruled tables on A4 pages, top to
+// A PDF lays out text, lists and ruled tables on A4 pages, top to
 // bottom, and writes them as a PDF with no compression, so that the same
 // content always gives the same bytes.
-type pdfWriter struct {
+type PDF struct {
+	// Producer and Created are the Producer and CreationDate of the info
+	// dictionary; Created is a PDF date such as D:20250411120000Z.
+	Producer string
+	Created  string
+
 	title  string
 	footer string
 	pages  []*strings.Builder
 	y      float64 // baseline of the next line on the current page
 }
 
-func newPDF(title, footer string) *pdfWriter {
-	w := &pdfWriter{title: title, footer: footer}
+// NewPDF starts a document with a title (its metadata) and a footer set
+// on every page.
+func NewPDF(title, footer string) *PDF {
+	w := &PDF{title: title, footer: footer, Producer: "sanad corpus generator", Created: "D:20250411120000Z"}
 	w.newPage()
 	return w
 }
 
-func (w *pdfWriter) page() *strings.Builder { return w.pages[len(w.pages)-1] }
+func (w *PDF) page() *strings.Builder { return w.pages[len(w.pages)-1] }
 
-func (w *pdfWriter) newPage() {
+func (w *PDF) newPage() {
 	w.pages = append(w.pages, &strings.Builder{})
 	w.y = pageHeight - marginTop
 }
 
 // need starts a new page unless h points of height are left.
-func (w *pdfWriter) need(h float64) {
+func (w *PDF) need(h float64) {
 	if w.y-h < marginBottom {
 		w.newPage()
 	}
 }
 
 // text sets s at (x, y) in font at size.
-func (w *pdfWriter) text(x, y float64, font string, size float64, s string) {
+func (w *PDF) text(x, y float64, font string, size float64, s string) {
 	fmt.Fprintf(w.page(), "BT /%s %s Tf %s %s Td (%s) Tj ET\n", font, num(size), num(x), num(y), pdfString(s))
 }
 
 // line strokes a line from (x1, y1) to (x2, y2).
-func (w *pdfWriter) line(x1, y1, x2, y2 float64) {
+func (w *PDF) line(x1, y1, x2, y2 float64) {
 	fmt.Fprintf(w.page(), "%s %s m %s %s l S\n", num(x1), num(y1), num(x2), num(y2))
 }
 
-// heading sets a heading in bold, before points below what precedes it.
-func (w *pdfWriter) heading(s string, size float64, before float64) {
+// Heading sets a heading in bold, before points below what precedes it.
+func (w *PDF) Heading(s string, size float64, before float64) {
 	if w.y < pageHeight-marginTop {
 		w.y -= before
 	}
@@ -76,9 +83,9 @@ func (w *pdfWriter) heading(s string, size float64, before float64) {
 	w.y -= size * 1.6
 }
 
-// paragraph sets s in the body font, wrapped to the text width.
+// Paragraph sets s in the body font, wrapped to the text width.
 // A paragraph is kept on one page.
-func (w *pdfWriter) paragraph(s string) {
+func (w *PDF) Paragraph(s string) {
 	lines := wrap(s, regular, bodySize, textWidth)
 	w.need(bodyLeading * float64(len(lines)))
 	for _, l := range lines {
@@ -88,8 +95,8 @@ func (w *pdfWriter) paragraph(s string) {
 	w.y -= bodyLeading * 0.5
 }
 
-// item sets a bulleted list item, kept on one page.
-func (w *pdfWriter) item(s string) {
+// Item sets a bulleted list item, kept on one page.
+func (w *PDF) Item(s string) {
 	lines := wrap(s, regular, bodySize, textWidth-16)
 	w.need(bodyLeading * float64(len(lines)))
 	w.text(marginLeft+4, w.y, regular, bodySize, "•")
@@ -100,10 +107,10 @@ func (w *pdfWriter) item(s string) {
 	w.y -= bodyLeading * 0.25
 }
 
-// table draws a table ruled on every side of every cell, its caption
+// Table draws a table ruled on every side of every cell, its caption
 // above it and its first row in bold. Columns after the first are aligned
 // right.
-func (w *pdfWriter) table(caption string, widths []float64, rows [][]string) {
+func (w *PDF) Table(caption string, widths []float64, rows [][]string) {
 	const rowHeight = 18.0
 	const size = 9.5
 	w.need(bodyLeading*2 + rowHeight*float64(len(rows)))
@@ -147,10 +154,10 @@ func (w *pdfWriter) table(caption string, widths []float64, rows [][]string) {
 	w.y = bottom - bodyLeading*1.5
 }
 
-// bytes writes the PDF: catalog, page tree, the two fonts, an info
+// Bytes writes the PDF: catalog, page tree, the two fonts, an info
 // dictionary, then each page and its content stream, with a footer and
 // page number on every page.
-func (w *pdfWriter) bytes() []byte {
+func (w *PDF) Bytes() []byte {
 	var objs []string
 	n := len(w.pages)
 	kids := make([]string, n)
@@ -162,7 +169,7 @@ func (w *pdfWriter) bytes() []byte {
 		fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>",
-		fmt.Sprintf("<< /Title (%s) /Producer (sanad corpus generator) /CreationDate (D:20250411120000Z) >>", pdfString(w.title)),
+		fmt.Sprintf("<< /Title (%s) /Producer (%s) /CreationDate (%s) >>", pdfString(w.title), pdfString(w.Producer), w.Created),
 	)
 	for i, p := range w.pages {
 		var c strings.Builder

@@ -1,4 +1,4 @@
-package main
+package docgen
 
 import (
 	"archive/zip"
@@ -8,20 +8,24 @@ import (
 	"time"
 )
 
-// docxWriter builds a WordprocessingML document of styled paragraphs,
+// A DOCX builds a WordprocessingML document of styled paragraphs,
 // numbered and bulleted lists and tables.
-type docxWriter struct {
+type DOCX struct {
+	// Modified is the date of every entry of the zip container.
+	Modified time.Time
+
 	title   string
 	creator string
 	body    strings.Builder
 	lists   int // numbering instances made so far
 }
 
-func newDOCX(title, creator string) *docxWriter {
-	return &docxWriter{title: title, creator: creator}
+// NewDOCX starts a document with a title and an author (its metadata).
+func NewDOCX(title, creator string) *DOCX {
+	return &DOCX{title: title, creator: creator, Modified: time.Date(2025, 3, 20, 9, 0, 0, 0, time.UTC)}
 }
 
-func (d *docxWriter) para(style, text string) {
+func (d *DOCX) para(style, text string) {
 	d.body.WriteString("<w:p>")
 	if style != "" {
 		fmt.Fprintf(&d.body, `<w:pPr><w:pStyle w:val="%s"/></w:pPr>`, style)
@@ -31,7 +35,7 @@ func (d *docxWriter) para(style, text string) {
 }
 
 // runs writes text as runs; a part between ** is bold.
-func (d *docxWriter) runs(text string) {
+func (d *DOCX) runs(text string) {
 	for i, part := range strings.Split(text, "**") {
 		if part == "" {
 			continue
@@ -44,14 +48,14 @@ func (d *docxWriter) runs(text string) {
 	}
 }
 
-func (d *docxWriter) title1(s string) { d.para("Title", s) }
-func (d *docxWriter) h1(s string)     { d.para("Heading1", s) }
-func (d *docxWriter) h2(s string)     { d.para("Heading2", s) }
-func (d *docxWriter) p(s string)      { d.para("", s) }
+func (d *DOCX) Title(s string) { d.para("Title", s) }
+func (d *DOCX) H1(s string)    { d.para("Heading1", s) }
+func (d *DOCX) H2(s string)    { d.para("Heading2", s) }
+func (d *DOCX) P(s string)     { d.para("", s) }
 
-// list writes items as one list: numbered (decimal) or bulleted. Each
+// List writes items as one list: numbered (decimal) or bulleted. Each
 // list is its own numbering instance, so that numbers start again at 1.
-func (d *docxWriter) list(numbered bool, items ...string) {
+func (d *DOCX) List(numbered bool, items ...string) {
 	d.lists++
 	id := d.lists*2 - 1
 	if !numbered {
@@ -64,9 +68,9 @@ func (d *docxWriter) list(numbered bool, items ...string) {
 	}
 }
 
-// table writes a table with borders on every cell; its first row is a
+// Table writes a table with borders on every cell; its first row is a
 // header row, repeated on each page, in bold.
-func (d *docxWriter) table(widths []int, rows [][]string) {
+func (d *DOCX) Table(widths []int, rows [][]string) {
 	total := 0
 	for _, w := range widths {
 		total += w
@@ -97,9 +101,9 @@ func (d *docxWriter) table(widths []int, rows [][]string) {
 	d.body.WriteString("</w:tbl>\n")
 }
 
-// bytes writes the package. Entries are stored, not compressed, and dated
+// Bytes writes the package. Entries are stored, not compressed, and dated
 // to a fixed time, so that the same content always gives the same bytes.
-func (d *docxWriter) bytes(created string) []byte {
+func (d *DOCX) Bytes(created string) []byte {
 	parts := []struct{ name, data string }{
 		{"[Content_Types].xml", contentTypes},
 		{"_rels/.rels", packageRels},
@@ -113,9 +117,8 @@ func (d *docxWriter) bytes(created string) []byte {
 	}
 	var b bytes.Buffer
 	z := zip.NewWriter(&b)
-	modified := time.Date(2025, 3, 20, 9, 0, 0, 0, time.UTC)
 	for _, p := range parts {
-		f, err := z.CreateHeader(&zip.FileHeader{Name: p.name, Method: zip.Store, Modified: modified})
+		f, err := z.CreateHeader(&zip.FileHeader{Name: p.name, Method: zip.Store, Modified: d.Modified})
 		if err != nil {
 			panic(err)
 		}
@@ -131,7 +134,7 @@ func (d *docxWriter) bytes(created string) []byte {
 
 // numbering defines two abstract lists, decimal and bullet, and one
 // instance per list written, each starting at 1.
-func (d *docxWriter) numbering() string {
+func (d *DOCX) numbering() string {
 	var b strings.Builder
 	b.WriteString(xmlHeader + `<w:numbering xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">`)
 	b.WriteString(`<w:abstractNum w:abstractNumId="0"><w:multiLevelType w:val="singleLevel"/><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/><w:lvlText w:val="%1."/><w:lvlJc w:val="left"/><w:pPr><w:ind w:left="720" w:hanging="360"/></w:pPr></w:lvl></w:abstractNum>`)
