@@ -3,6 +3,7 @@ package claim
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/sanadhq/sanad/document"
 )
@@ -271,7 +272,7 @@ func (x *extractor) metricFor(s string, toks []token, ments []mention, cls []bou
 		for _, m := range ments {
 			if m.first >= after && m.first < after+4 && m.end <= cl.end {
 				between := toks[after:m.first]
-				if compatible(a, m.metric.Unit) && wordsOnly(between) {
+				if compatible(a, m.metric.Unit) && wordsOnly(between) && plainGap(s[a.end:m.start]) {
 					quals := modifiers(between)
 					if m.qualifier != "" {
 						quals = appendUnique(quals, m.qualifier)
@@ -325,9 +326,22 @@ func (x *extractor) metricFor(s string, toks []token, ments []mention, cls []bou
 	return nil, nil, false
 }
 
+// wordsOnly reports whether ts are words that may stand between a figure
+// and the metric after it: "412 people", "£4.0 million was drawn", but not
+// "£5.3 million and profit before tax".
 func wordsOnly(ts []token) bool {
 	for _, t := range ts {
-		if !alpha(t.w) || stopWords[t.w] && t.w != "of" {
+		if !alpha(t.w) || stopWords[t.w] && !linkWords[t.w] {
+			return false
+		}
+	}
+	return true
+}
+
+// plainGap reports whether s holds only letters, spaces and hyphens.
+func plainGap(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != ' ' && r != '-' {
 			return false
 		}
 	}
@@ -370,10 +384,18 @@ func (x *extractor) qualifiersOf(s string, toks []token, m mention, cl bounds) [
 	if m.qualifier != "" {
 		q = append(q, m.qualifier)
 	}
+	// Up to two words, or "X and Y" ("hardware and other revenue").
 	var words []string
-	for k := m.first - 1; k >= 0 && k >= m.first-2; k-- {
+	for k := m.first - 1; k >= 0 && len(words) < 3; k-- {
 		t := toks[k]
-		if t.start < cl.start || !alpha(t.w) || stopWords[t.w] || linkWords[t.w] || leadVerbs[t.w] || strings.TrimSpace(s[t.end:toks[k+1].start]) != "" {
+		if t.start < cl.start || strings.TrimSpace(s[t.end:toks[k+1].start]) != "" {
+			break
+		}
+		if t.w == "and" && len(words) == 1 && k > 0 && qualifierWord(toks[k-1].w) && toks[k-1].start >= cl.start {
+			words = append([]string{toks[k-1].w, "and"}, words...)
+			break
+		}
+		if !qualifierWord(t.w) || len(words) == 2 {
 			break
 		}
 		words = append([]string{t.w}, words...)
@@ -384,8 +406,12 @@ func (x *extractor) qualifiersOf(s string, toks []token, m mention, cl bounds) [
 	return q
 }
 
+func qualifierWord(w string) bool {
+	return alpha(w) && !stopWords[w] && !linkWords[w] && !leadVerbs[w]
+}
+
 // periodFor is the period of a figure: the nearest period named in its
-// clause, else in its sentence, else a year before the context's when the
+// clause, else before it in its sentence, else a year before the context's when the
 // clause says "a year earlier", else the heading's or document's.
 func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl bounds, a amount) string {
 	best, bestDist := "", -1
@@ -395,7 +421,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 			continue
 		}
 		in := p.start >= cl.start && p.end <= cl.end
-		if inClause && !in {
+		if inClause && !in || !in && p.start >= a.end {
 			continue
 		}
 		d := a.start - p.end
