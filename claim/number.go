@@ -122,7 +122,7 @@ func isWordByte(b byte) bool {
 
 // tableScaleRE finds a statement of the scale of a table's amounts: "£m",
 // "(£000)", "$ in millions", "in thousands", "€k".
-var tableScaleRE = regexp.MustCompile(`(?i)(?:(US\$|\$|£|€|GBP|USD|EUR)\s?(?:in\s+)?('000|000|m|mn|bn|k|thousands|millions|billions)\b|\b(?:in|of)\s+(thousands|millions|billions)(?:\s+of\s+(dollars|pounds|euros))?\b|\b(thousands|millions|billions)\s+of\s+(dollars|pounds|euros|sterling)\b)`)
+var tableScaleRE = regexp.MustCompile(`(?i)(?:(US\$|\$|£|€|GBP|USD|EUR)\s?(?:in\s+)?((?:'|’)?000|m|mn|bn|k|thousands?|millions?|billions?)\b|\b(?:in|of)\s+(thousands|millions|billions)(?:\s+of\s+(dollars|pounds|euros))?\b|\b(thousands|millions|billions)\s+of\s+(dollars|pounds|euros|sterling)\b)`)
 
 var currencyRE = regexp.MustCompile(`(?i)(US\$|\$|£|€|\bGBP\b|\bUSD\b|\bEUR\b|\bdollars\b|\bpounds\b|\beuros\b|\bsterling\b)`)
 
@@ -134,7 +134,7 @@ func tableScale(s string) (scale float64, currency string) {
 	if m := tableScaleRE.FindStringSubmatch(s); m != nil {
 		switch {
 		case m[2] != "":
-			scale, currency = scaleOf(strings.TrimPrefix(m[2], "'")), currencyCodes[strings.ToLower(m[1])]
+			scale, currency = scaleOf(strings.TrimLeft(m[2], "'’")), currencyCodes[strings.ToLower(m[1])]
 		case m[3] != "":
 			scale, currency = scaleOf(m[3]), currencyWords[strings.ToLower(m[4])]
 		default:

@@ -42,7 +42,7 @@ var periodRE = []struct {
 		func(m []string) string { return "FY" + m[2] }},
 	{regexp.MustCompile(`(?i)\b(?:years?|year ended|years ended)\s+` + monthNames + `\s+\d{1,2},?\s+((?:19|20)\d{2})\b`),
 		func(m []string) string { return "FY" + m[2] }},
-	{regexp.MustCompile(`(?i)\bFY\s?-?'?((?:19|20)\d{2}|\d{2})\b`),
+	{regexp.MustCompile(`(?i)\bFY?\s?-?'?((?:19|20)\d{2}|\d{2})\b`),
 		func(m []string) string { return "FY" + fullYear(m[1]) }},
 	{regexp.MustCompile(`(?i)\b(Q[1-4]|H[12])\s?-?\s?(?:FY\s?)?'?((?:19|20)\d{2})\b`),
 		func(m []string) string { return strings.ToUpper(m[1]) + "-" + m[2] }},

@@ -133,6 +133,19 @@ func (x *extractor) table(i int) {
 		}
 	}
 	if tScale == 0 {
+		// A note right after the table: "Amounts in thousands".
+		for k := i + 1; k < len(x.doc.Blocks) && k <= i+2; k++ {
+			nb := x.doc.Blocks[k]
+			if nb.Kind == document.Table || nb.Kind == document.Header {
+				break
+			}
+			if s, cur := tableScale(nb.Text); s != 0 {
+				tScale, tCur = s, cur
+				break
+			}
+		}
+	}
+	if tScale == 0 {
 		tScale = x.scale
 	}
 	if tScale == 0 {
@@ -180,6 +193,11 @@ func (x *extractor) table(i int) {
 			met, toks, fromCol := rowMet, rowToks, false
 			if met == nil && c < width && colMet[c] != nil {
 				met, toks, fromCol = colMet[c], colToks[c], true
+			}
+			// The header over the row headers may name the metric of
+			// every row: "Operating revenues" over "Bell Wireless".
+			if met == nil && rh >= 0 && rh < width && colMet[rh] != nil {
+				met, toks, fromCol = colMet[rh], colToks[rh], true
 			}
 			if met == nil {
 				continue
