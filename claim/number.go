@@ -18,7 +18,7 @@ type amount struct {
 	bare       bool    // no symbol, no scale, no unit: a count or a year
 }
 
-var numberRE = regexp.MustCompile(`(?i)(US\$|\$|£|€|GBP|USD|EUR)?\s{0,3}([-−]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(million|billion|thousand|mn|bn|m|k|%|per\s?cent|percent|months?)\b|\s?(%))?`)
+var numberRE = regexp.MustCompile(`(?i)(US\$|\$|£|€|GBP|USD|EUR)?\s{0,3}(\()?([-−]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(million|billion|thousand|mn|bn|m|k|%|per\s?cent|percent|months?)\b|\s?(%))?`)
 
 var currencyCodes = map[string]string{"$": "USD", "us$": "USD", "usd": "USD", "£": "GBP", "gbp": "GBP", "€": "EUR", "eur": "EUR"}
 
@@ -41,7 +41,7 @@ func amounts(text string) []amount {
 	var out []amount
 	for _, m := range numberRE.FindAllStringSubmatchIndex(text, -1) {
 		start, end := m[0], m[1]
-		numStart := m[6]
+		numStart := m[8]
 		// The symbol group may have eaten a leading space; keep the span tight.
 		for start < numStart && text[start] == ' ' {
 			start++
@@ -55,7 +55,7 @@ func amounts(text string) []amount {
 		if end < len(text) && isDigit(text[end]) {
 			continue
 		}
-		digits := strings.ReplaceAll(text[m[6]:m[7]], ",", "")
+		digits := strings.ReplaceAll(text[m[8]:m[9]], ",", "")
 		v, err := strconv.ParseFloat(digits, 64)
 		if err != nil || math.IsInf(v, 0) {
 			continue
@@ -67,9 +67,9 @@ func amounts(text string) []amount {
 		}
 		scale := 1.0
 		word := ""
-		if m[8] >= 0 {
-			word = strings.ToLower(text[m[8]:m[9]])
-		} else if m[10] >= 0 {
+		if m[10] >= 0 {
+			word = strings.ToLower(text[m[10]:m[11]])
+		} else if m[12] >= 0 {
 			word = "%"
 		}
 		switch {
@@ -95,13 +95,17 @@ func amounts(text string) []amount {
 			if sm := inScaleRE.FindStringSubmatch(rest); sm != nil && !a.scaled {
 				scale = scaleOf(sm[1])
 				a.scaled = true
+				if a.unit == "" {
+					a.unit = Currency
+				}
 			}
 		}
-		if m[4] < m[5] {
+		if m[6] < m[7] {
 			v = -v
 		}
-		// "(1,234)" is negative: a parenthesis right before and right after.
-		if start > 0 && text[start-1] == '(' && end < len(text) && text[end] == ')' {
+		// "(1,234)", "£(1,234)" and "(£1.2m)" are negative: a parenthesis
+		// right before and right after.
+		if end < len(text) && text[end] == ')' && (m[4] >= 0 || start > 0 && text[start-1] == '(') {
 			v = -v
 		}
 		a.value = scaled(v, scale)

@@ -135,23 +135,19 @@ func NormalizePeriod(s string) string {
 	return ""
 }
 
-// previousYear is the financial year before period p ("FY2023" for any
-// period of 2024), or "" when p names no year.
+// previousYear is the same period a year before p: "FY2023" for
+// "FY2024", "Q3-2024" for "Q3-2025", "2024-06" for "2025-06"; "" when p
+// names no year.
 func previousYear(p string) string {
-	var y string
-	switch {
-	case strings.HasPrefix(p, "FY"):
-		y = p[2:]
-	case strings.HasPrefix(p, "LTM-"):
-		y = p[4:8]
-	case len(p) >= 7 && p[2] == '-':
-		y = p[3:]
-	case len(p) >= 4:
-		y = p[:4]
+	m := yearRE.FindStringIndex(p)
+	if m == nil {
+		return ""
 	}
-	n, err := strconv.Atoi(y)
+	n, err := strconv.Atoi(p[m[0]:m[1]])
 	if err != nil {
 		return ""
 	}
-	return "FY" + strconv.Itoa(n-1)
+	return p[:m[0]] + strconv.Itoa(n-1) + p[m[1]:]
 }
+
+var yearRE = regexp.MustCompile(`(?:19|20)\d{2}`)

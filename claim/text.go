@@ -154,7 +154,7 @@ var linkWords = set("was were is are of at to in on for the a an year years peri
 
 // leadVerbs begin a clause whose subject is an earlier clause's: "Adjusted
 // EBITDA, which excludes …, was £8.9 million".
-var leadVerbs = set("was were is are reached totalled totaled stood rose fell grew increased decreased declined improved amounted came")
+var leadVerbs = set("was were is are reached totalled totaled stood rose fell grew increased decreased declined improved amounted came up down compared against versus")
 
 // budgetWords make a figure a budget, forecast or target rather than an
 // outcome.
