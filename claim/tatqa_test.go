@@ -121,11 +121,11 @@ func TestTATQASpanAnswersAmongClaimValues(t *testing.T) {
 	}
 }
 
-// Measured: 40/368 = 0.109 with the scale, 115/368 = 0.312 as written.
+// Measured: 42/368 = 0.114 with the scale, 116/368 = 0.315 as written.
 // Most TAT-QA tables state their scale nowhere in the item, so their claims
 // keep the number unscaled, and most rows are metrics outside [Metrics].
 const (
-	minTATQAScaled  = 0.10
+	minTATQAScaled  = 0.11
 	minTATQAWritten = 0.31
 )
 

@@ -109,12 +109,40 @@ func sentences(text string) []bounds {
 	if strings.TrimSpace(text[start:]) != "" {
 		out = append(out, bounds{start, len(text)})
 	}
+	return bound(text, out)
+}
+
+// maxSentenceBytes bounds a sentence: longer runs of text without a full
+// stop are read in pieces, so the work on each figure stays bounded.
+const maxSentenceBytes = 2000
+
+// bound cuts the sentences longer than maxSentenceBytes at spaces.
+func bound(text string, in []bounds) []bounds {
+	var out []bounds
+	for _, b := range in {
+		for b.end-b.start > maxSentenceBytes {
+			cut := b.start + maxSentenceBytes
+			if sp := strings.LastIndexByte(text[b.start:cut], ' '); sp > 0 {
+				cut = b.start + sp
+			}
+			for cut > b.start && !utf8.RuneStart(text[cut]) {
+				cut--
+			}
+			if cut == b.start {
+				cut = b.start + maxSentenceBytes
+			}
+			out = append(out, bounds{b.start, cut})
+			b.start = cut
+		}
+		out = append(out, b)
+	}
 	return out
 }
 
 // abbreviation reports whether s ends in a word whose full stop does not end
 // a sentence.
 func abbreviation(s string) bool {
+	s = s[max(0, len(s)-16):]
 	i := strings.LastIndexAny(s, " (") + 1
 	w := strings.ToLower(s[i:])
 	switch w {
