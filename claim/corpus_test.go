@@ -137,11 +137,11 @@ func TestExtractionPrecisionRecallOnSampleDataRoom(t *testing.T) {
 	}
 }
 
-// Measured: 54 of 56 distinct claims read are expected (precision 0.964),
-// 54 of 56 expected claims are read (recall 0.964).
+// Measured: 55 of 57 distinct claims read are expected (precision 0.965),
+// 55 of 56 expected claims are read (recall 0.982).
 const (
 	minCorpusPrecision = 0.96
-	minCorpusRecall    = 0.96
+	minCorpusRecall    = 0.98
 )
 
 // TestSpansHoldTheNumberAsWritten checks, for every claim read from the

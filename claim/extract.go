@@ -302,6 +302,24 @@ func (x *extractor) metricFor(s string, toks []token, ments []mention, cls []bou
 		}
 		return m.metric, x.qualifiersOf(s, toks, m, cl), true
 	}
+	// "a margin of 18.5%" after a sentence about EBITDA is the EBITDA
+	// margin.
+	if a.unit == Percent {
+		for _, t := range toks {
+			if t.start < cl.start || t.end > a.start || t.w != "margin" {
+				continue
+			}
+			for k := len(ments) - 1; k >= 0; k-- {
+				m := ments[k]
+				if m.end > t.start {
+					continue
+				}
+				if mm := marginOf(m.metric); mm != nil {
+					return mm, x.qualifiersOf(s, toks, m, clauseOf(cls, m.start)), true
+				}
+			}
+		}
+	}
 	// A clause that starts with a verb continues its sentence's subject.
 	first := -1
 	for k, t := range toks {
@@ -329,6 +347,20 @@ func (x *extractor) metricFor(s string, toks []token, ments []mention, cls []bou
 // wordsOnly reports whether ts are words that may stand between a figure
 // and the metric after it: "412 people", "£4.0 million was drawn", but not
 // "£5.3 million and profit before tax".
+// marginOf is the margin metric of a metric: ebitda_margin of ebitda.
+func marginOf(m *Metric) *Metric {
+	name := m.Name + "_margin"
+	if m.Name == "gross_profit" {
+		name = "gross_margin"
+	}
+	for i := range Metrics {
+		if Metrics[i].Name == name {
+			return &Metrics[i]
+		}
+	}
+	return nil
+}
+
 func wordsOnly(ts []token) bool {
 	for _, t := range ts {
 		if !alpha(t.w) || stopWords[t.w] && !linkWords[t.w] {

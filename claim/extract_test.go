@@ -224,3 +224,11 @@ func TestExtractOfNilDocumentIsEmpty(t *testing.T) {
 		t.Errorf("got %v, want nil", cs)
 	}
 }
+
+func TestExtractReadsAMarginOfTheSentencesMetric(t *testing.T) {
+	cs := Extract(textDoc(para("In FY2024 adjusted EBITDA was £8.9 million, a margin of 18.5%.")), "d", "v1")
+	m := find(cs, "ebitda_margin", "FY2024")
+	if len(m) != 1 || m[0].Value.Value != 18.5 || !slices.Equal(m[0].Value.Qualifiers, []string{"adjusted"}) {
+		t.Errorf("got %+v, want adjusted ebitda_margin 18.5", cs)
+	}
+}
