@@ -1,0 +1,234 @@
+package claim
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/sanadhq/sanad/document"
+)
+
+func textDoc(blocks ...document.Block) *document.Document {
+	return &document.Document{Format: "md", Pages: 1, Blocks: blocks}
+}
+
+func para(s string) document.Block { return document.Block{Kind: document.Text, Text: s} }
+
+func find(cs []Claim, metric, period string) []Claim {
+	var out []Claim
+	for _, c := range cs {
+		if c.Value.Metric == metric && c.Value.Period == period {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestExtractReadsFiguresWithScaleWordsAndSymbols(t *testing.T) {
+	tests := []struct {
+		text     string
+		metric   string
+		value    float64
+		unit     string
+		currency string
+	}{
+		{"In FY2024 ARR reached $4.2m.", "arr", 4.2e6, Currency, "USD"},
+		{"Revenue for FY2024 was £48.2 million.", "revenue", 48.2e6, Currency, "GBP"},
+		{"In FY2024 turnover was €1.1bn.", "revenue", 1.1e9, Currency, "EUR"},
+		{"In FY2024 sales were 4,200 (in thousands).", "revenue", 4.2e6, Currency, ""},
+		{"In FY2024 gross margin was 73.4%.", "gross_margin", 73.4, Percent, ""},
+		{"In FY2024 EBITDA was £(1,234).", "ebitda", -1234, Currency, "GBP"},
+		{"In FY2024 EBITDA was (£1.2m).", "ebitda", -1.2e6, Currency, "GBP"},
+		{"At 31 December 2024 the company employed 412 people.", "headcount", 412, Count, ""},
+		{"We ended FY2024 with 1,140 customers.", "customers", 1140, Count, ""},
+		{"In FY2024 annual recurring revenue was £12.0m.", "arr", 12e6, Currency, "GBP"},
+		{"In FY2024 the company had 58 staff.", "headcount", 58, Count, ""},
+		{"The cash runway at June 2025 was 18 months.", "runway_months", 18, Months, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			cs := Extract(textDoc(para(tt.text)), "d", "v1")
+			if len(cs) != 1 {
+				t.Fatalf("got %d claims %+v, want 1", len(cs), cs)
+			}
+			v := cs[0].Value
+			if v.Metric != tt.metric || v.Value != tt.value || v.Unit != tt.unit || v.Currency != tt.currency {
+				t.Errorf("got %s %g %s %s, want %s %g %s %s", v.Metric, v.Value, v.Unit, v.Currency, tt.metric, tt.value, tt.unit, tt.currency)
+			}
+		})
+	}
+}
+
+func TestExtractMapsSynonymsAndQualifiers(t *testing.T) {
+	cs := Extract(textDoc(para("In FY2024 adjusted EBITDA was £9.1 million and the company had 412 employees.")), "d", "v1")
+	if len(cs) != 2 {
+		t.Fatalf("got %d claims, want 2: %+v", len(cs), cs)
+	}
+	if cs[0].Value.Metric != "ebitda" || !slices.Equal(cs[0].Value.Qualifiers, []string{"adjusted"}) {
+		t.Errorf("got %s %v, want ebitda [adjusted]", cs[0].Value.Metric, cs[0].Value.Qualifiers)
+	}
+	if cs[1].Value.Metric != "headcount" || cs[1].Class != Team {
+		t.Errorf("got %s %s, want headcount TEAM", cs[1].Value.Metric, cs[1].Class)
+	}
+}
+
+func TestNormalizePeriodReadsEachForm(t *testing.T) {
+	tests := map[string]string{
+		"FY2024":                              "FY2024",
+		"FY24":                                "FY2024",
+		"2024":                                "FY2024",
+		"for the year ended 31 December 2024": "FY2024",
+		"Q3 2025":                             "Q3-2025",
+		"June 2025":                           "2025-06",
+		"last twelve months to June 2025":     "LTM-2025-06",
+		"LTM June 2025":                       "LTM-2025-06",
+		"Years Ended September 30, 2019":      "FY2019",
+		"31 December 2024":                    "FY2024",
+		"28 February 2025":                    "2025-02",
+		"no period here":                      "",
+	}
+	for in, want := range tests {
+		if got := NormalizePeriod(in); got != want {
+			t.Errorf("NormalizePeriod(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExtractGivesComparativeFiguresTheirOwnPeriod(t *testing.T) {
+	cs := Extract(textDoc(para("Revenue for the year ended 31 December 2024 was £48.2 million (2023: £40.7 million), an increase of 18.4%.")), "d", "v1")
+	if len(cs) != 2 {
+		t.Fatalf("got %d claims, want 2: %+v", len(cs), cs)
+	}
+	if got := find(cs, "revenue", "FY2024"); len(got) != 1 || got[0].Value.Value != 48.2e6 {
+		t.Errorf("FY2024: got %+v, want 48.2e6", got)
+	}
+	if got := find(cs, "revenue", "FY2023"); len(got) != 1 || got[0].Value.Value != 40.7e6 {
+		t.Errorf("FY2023: got %+v, want 40.7e6", got)
+	}
+}
+
+func TestExtractTakesThePeriodFromHeadingOrTitle(t *testing.T) {
+	doc := textDoc(
+		document.Block{Kind: document.Header, Level: 1, Text: "Annual report for the year ended 31 December 2024"},
+		para("Revenue grew to £48.2 million."),
+		document.Block{Kind: document.Header, Level: 2, Text: "Q3 2025 trading update"},
+		para("Revenue was £13.1 million, up from £12.0 million a year earlier."),
+	)
+	cs := Extract(doc, "d", "v1")
+	for _, want := range []struct {
+		period string
+		value  float64
+	}{{"FY2024", 48.2e6}, {"Q3-2025", 13.1e6}, {"Q3-2024", 12e6}} {
+		ok := false
+		for _, c := range find(cs, "revenue", want.period) {
+			ok = ok || c.Value.Value == want.value
+		}
+		if !ok {
+			t.Errorf("no revenue %g in %s among %+v", want.value, want.period, cs)
+		}
+	}
+}
+
+func TestExtractReadsTableCellsWithRowAndColumnHeaders(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: ""}, {Text: "2023"}, {Text: "2024"}},
+		{{Text: "Revenue (£m)"}, {Text: "40.7"}, {Text: "48.2"}},
+		{{Text: "Employees"}, {Text: "356"}, {Text: "412"}},
+		{{Text: "Gross margin"}, {Text: "72.5%"}, {Text: "73.4%"}},
+	}}
+	doc := textDoc(document.Block{Kind: document.Table, Table: tbl, Page: 3})
+	md, _ := doc.MarkdownSpans()
+	cs := Extract(doc, "ar", "v1")
+	if len(cs) != 6 {
+		t.Fatalf("got %d claims, want 6: %+v", len(cs), cs)
+	}
+	r := find(cs, "revenue", "FY2024")
+	if len(r) != 1 || r[0].Value.Value != 48.2e6 || r[0].Value.Currency != "GBP" {
+		t.Fatalf("got %+v, want revenue 48.2m GBP FY2024", r)
+	}
+	c := r[0]
+	if c.Span.Table == nil || c.Span.Table.Row != 1 || c.Span.Table.Col != 2 || c.Span.Table.RowHeader != "Revenue (£m)" || c.Span.Table.ColHeader != "2024" {
+		t.Errorf("got cell %+v, want row 1 col 2 under Revenue (£m) and 2024", c.Span.Table)
+	}
+	if got := md[c.Span.Start:c.Span.End]; got != "48.2" || c.Span.Page != 3 {
+		t.Errorf("got span %q on page %d, want 48.2 on page 3", got, c.Span.Page)
+	}
+	if r := find(cs, "revenue", "FY2023"); len(r) != 1 || r[0].Value.Value != 40.7e6 {
+		t.Errorf("got %+v, want revenue 40.7m FY2023", r)
+	}
+	if h := find(cs, "headcount", "FY2024"); len(h) != 1 || h[0].Value.Value != 412 || h[0].Value.Unit != Count {
+		t.Errorf("got %+v, want headcount 412", h)
+	}
+}
+
+func TestExtractScalesAWholeTableByItsNote(t *testing.T) {
+	for _, note := range []string{"All amounts are in £000.", "Figures in thousands of pounds."} {
+		t.Run(note, func(t *testing.T) {
+			tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+				{{Text: ""}, {Text: "FY2024"}},
+				{{Text: "Revenue"}, {Text: "48,213"}},
+			}}
+			cs := Extract(textDoc(para(note), document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+			if len(cs) != 1 || cs[0].Value.Value != 48_213_000 || cs[0].Value.Currency != "GBP" || cs[0].Value.Precision != 500 {
+				t.Fatalf("got %+v, want revenue £48,213,000 ±500", cs)
+			}
+		})
+	}
+}
+
+func TestExtractKeepsSegmentsApartFromTotals(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "Region"}, {Text: "Revenue (£m)"}},
+		{{Text: "United Kingdom"}, {Text: "36.1"}},
+		{{Text: "Total"}, {Text: "48.2"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl, Text: ""}), "d", "v1")
+	if len(cs) != 2 {
+		t.Fatalf("got %d claims, want 2", len(cs))
+	}
+	if !slices.Equal(cs[0].Value.Qualifiers, []string{"segment:United Kingdom"}) || len(cs[1].Value.Qualifiers) != 0 {
+		t.Errorf("got qualifiers %v and %v, want the segment and none", cs[0].Value.Qualifiers, cs[1].Value.Qualifiers)
+	}
+}
+
+func TestExtractIgnoresDatesYearsAndUncountedNumbers(t *testing.T) {
+	cs := Extract(textDoc(para("The meeting on 18 March 2025 at 10:00 noted ISO 27001:2022 and 11 countries."), para("We have 1,140 customers in 11 countries.")), "d", "v1")
+	if len(cs) != 1 || cs[0].Value.Metric != "customers" || cs[0].Value.Value != 1140 {
+		t.Errorf("got %+v, want only customers 1,140", cs)
+	}
+}
+
+func TestClaimIDsAreStableAndDependOnVersion(t *testing.T) {
+	doc := textDoc(para("Revenue for FY2024 was £48.2 million."))
+	a, b := Extract(doc, "d", "v1"), Extract(doc, "d", "v1")
+	c := Extract(doc, "d", "v2")
+	if a[0].ID != b[0].ID {
+		t.Errorf("got ids %s and %s for the same version, want equal", a[0].ID, b[0].ID)
+	}
+	if a[0].ID == c[0].ID {
+		t.Errorf("got id %s for two versions, want different", a[0].ID)
+	}
+	if len(a[0].ID) != 36 {
+		t.Errorf("got id %q, want a UUID", a[0].ID)
+	}
+}
+
+func TestExtractRecordsTheCitedSource(t *testing.T) {
+	cs := Extract(textDoc(para("Per the unaudited management accounts, revenue for FY2024 was £49.6 million.")), "d", "v1")
+	if len(cs) != 1 || cs[0].CitedSource != "unaudited" {
+		t.Errorf("got %+v, want one claim citing unaudited", cs)
+	}
+}
+
+func TestExtractOfNilDocumentIsEmpty(t *testing.T) {
+	if cs := Extract(nil, "d", "v1"); cs != nil {
+		t.Errorf("got %v, want nil", cs)
+	}
+}
+
+func TestExtractReadsAMarginOfTheSentencesMetric(t *testing.T) {
+	cs := Extract(textDoc(para("In FY2024 adjusted EBITDA was £8.9 million, a margin of 18.5%.")), "d", "v1")
+	m := find(cs, "ebitda_margin", "FY2024")
+	if len(m) != 1 || m[0].Value.Value != 18.5 || !slices.Equal(m[0].Value.Qualifiers, []string{"adjusted"}) {
+		t.Errorf("got %+v, want adjusted ebitda_margin 18.5", cs)
+	}
+}
