@@ -767,7 +767,7 @@ func (c *call) invoke(ctx context.Context, attempt int, run string) (out json.Ra
 	defer cancel()
 	in := Call{
 		Tool: spec.Name, CallID: c.req.CallID, Key: c.info.Key, Attempt: attempt,
-		Input: bytes.Clone(c.input), Run: run, Principal: c.p, Round: c.req.Round,
+		Input: bytes.Clone(c.input), Run: run, Principal: c.p, Round: c.req.Round, DebateID: c.req.DebateID,
 	}
 	done := make(chan outcome, 1) // buffered: an abandoned attempt can still hand back and exit
 	go func() {

@@ -85,6 +85,8 @@ type Call struct {
 	Run       string
 	Principal policy.Principal
 	Round     int
+	// DebateID is the debate the call is part of, when the caller gave one.
+	DebateID string
 }
 
 // Spec describes a tool.
