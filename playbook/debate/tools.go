@@ -12,6 +12,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/calc"
 	"github.com/sanadhq/sanad/claim"
+	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/tool"
 )
@@ -128,11 +129,31 @@ type RunReader interface {
 type Journal struct {
 	Runs     RunReader
 	Recorder *runs.Recorder
+	// Gates opens request_human_review's gates; nil leaves the tool out.
+	Gates *gate.Service
 }
 
-// Tools returns the five tools of §4 that read and flag the registry
-// (request_human_review is the gate service's). Defects flagged are
-// recorded as defect.flagged events of the calling gateway run through j.
+// attach returns a handle on the run id, or on the run it runs under when
+// parent is set: where a gate must wait, since a tool's own run ends with
+// the call.
+func (j *Journal) attach(ctx context.Context, id string, parent bool) (*runs.Run, error) {
+	rec, err := j.Runs.Run(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if parent && rec.ParentID != "" {
+		if rec, err = j.Runs.Run(ctx, rec.ParentID); err != nil {
+			return nil, err
+		}
+	}
+	return j.Recorder.Attach(rec, "")
+}
+
+// Tools returns the six tools of §4 over r. Defects flagged are recorded
+// as defect.flagged events of the calling gateway run through j, and a
+// review is a gate opened on the run that called the tool (the arbiter's),
+// which waits for a person of the required role; without j.Gates there is
+// no request_human_review.
 func (r *Registry) Tools(j *Journal) []tool.Spec {
 	obj := json.RawMessage(`{"type":"object"}`)
 	read := func(name, desc, schema string, fn func(ctx context.Context, c tool.Call) (any, error)) tool.Spec {
@@ -176,7 +197,51 @@ func (r *Registry) Tools(j *Journal) []tool.Spec {
 			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) { return r.queryEnrichment(ctx, c) },
 		},
 	}
+	if j != nil && j.Gates != nil {
+		specs = append(specs, tool.Spec{
+			Name: ToolRequestHumanReview, Description: "Escalate claims to a person's review: a gate the debate waits on (§4.5).",
+			InputSchema: json.RawMessage(`{"type":"object","required":["claim_ids","reason"],"additionalProperties":false,"properties":{
+				"claim_ids":{"type":"array","minItems":1,"maxItems":100,"items":{"type":"string","minLength":1}},"reason":{"type":"string","minLength":10,"maxLength":2000},
+				"priority":{"enum":["LOW","NORMAL","HIGH","CRITICAL"]},"required_role":{"type":"string","minLength":1,"maxLength":64}}}`),
+			OutputSchema: obj, Risk: "write", SideEffect: tool.SideEffectInternal, Idempotent: true,
+			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) { return r.requestReview(ctx, j, c) },
+		})
+	}
 	return specs
+}
+
+// gatePriority maps the seed's priorities to a gate's.
+var gatePriority = map[string]string{"LOW": "low", "NORMAL": "normal", "HIGH": "high", "CRITICAL": "urgent"}
+
+func (r *Registry) requestReview(ctx context.Context, j *Journal, c tool.Call) (json.RawMessage, error) {
+	const op = ToolRequestHumanReview
+	var in struct {
+		ClaimIDs     []string `json:"claim_ids"`
+		Reason       string   `json:"reason"`
+		Priority     string   `json:"priority"`
+		RequiredRole string   `json:"required_role"`
+	}
+	if err := json.Unmarshal(c.Input, &in); err != nil {
+		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "input")
+	}
+	for _, id := range in.ClaimIDs {
+		if _, ok := r.claims[id]; !ok {
+			return nil, sanad.Errorf(sanad.CodeClaimNotFound, op, "no claim %s in deal %s", id, r.DealID)
+		}
+	}
+	run, err := j.attach(ctx, c.Run, true)
+	if err != nil {
+		return nil, err
+	}
+	// The seed's default reviewer is an ANALYST; the policy's role names
+	// are lower case.
+	role := strings.ToLower(cmpOr(in.RequiredRole, "ANALYST"))
+	id, err := j.Gates.Open(ctx, run, gate.Spec{Kind: gate.KindHumanReview, Reason: in.Reason, RequiredRole: role,
+		Priority: gatePriority[cmpOr(in.Priority, "NORMAL")], ClaimIDs: in.ClaimIDs})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"gate_id": id, "status": gate.StatusOpen, "required_role": role, "run": run.Record.ID})
 }
 
 // ClaimLookup is lookup_claim's output (§4.1).
@@ -337,11 +402,7 @@ func (r *Registry) flagDefect(ctx context.Context, j *Journal, c tool.Call) (jso
 	d.DebateID, d.Round, d.FlaggedBy = c.DebateID, c.Round, c.Principal.Agent
 	d.DefectID = "def-" + strings.ReplaceAll(c.Key, "/", "-")
 	if j != nil {
-		rec, err := j.Runs.Run(ctx, c.Run)
-		if err != nil {
-			return nil, err
-		}
-		run, err := j.Recorder.Attach(rec, "")
+		run, err := j.attach(ctx, c.Run, false)
 		if err != nil {
 			return nil, err
 		}

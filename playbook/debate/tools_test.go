@@ -11,6 +11,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/calc"
 	"github.com/sanadhq/sanad/claim"
+	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ledgertest"
 	"github.com/sanadhq/sanad/playbook/debate"
@@ -72,7 +73,8 @@ func newRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	reg, ids := registry(t)
-	treg, err := tool.NewRegistry(reg.Tools(&debate.Journal{Runs: h.DB, Recorder: h.Runs})...)
+	gates := &gate.Service{Runs: h.Runs, Store: h.DB, Roles: pol}
+	treg, err := tool.NewRegistry(reg.Tools(&debate.Journal{Runs: h.DB, Recorder: h.Runs, Gates: gates})...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,4 +260,43 @@ func TestD10_QueryEnrichmentIsGradedCOrDAndFailsLoudly(t *testing.T) {
 	if !strings.Contains(string(out), `"source_grade":"D"`) || !strings.Contains(string(out), `"needs_corroboration":true`) {
 		t.Fatalf("enrichment: %s", out)
 	}
+}
+
+func TestD09_RequestHumanReviewOpensAGateOnlyTheArbiterMayAsk(t *testing.T) {
+	g := newRig(t)
+	req := map[string]any{"claim_ids": []string{g.ids["deck"]}, "reason": "The deck's revenue is 7.9% above the audited figure.", "priority": "HIGH"}
+	if res := g.call(t, debate.RoleSanadBreaker, debate.ToolRequestHumanReview, 1, req); res.Success || res.Code != sanad.CodePolicyDenied {
+		t.Fatalf("the sanad breaker opened a review: %+v", res)
+	}
+	res := g.call(t, debate.RoleArbiter, debate.ToolRequestHumanReview, 1, req)
+	if !res.Success {
+		t.Fatalf("request_human_review: %s %s", res.Code, res.Message)
+	}
+	var out struct {
+		GateID string `json:"gate_id"`
+	}
+	if err := json.Unmarshal(res.Output(), &out); err != nil {
+		t.Fatal(err)
+	}
+	gt, err := g.h.DB.Gate(context.Background(), out.GateID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gt.Status != gate.StatusOpen || gt.Kind != gate.KindHumanReview || gt.RequiredRole != "analyst" || gt.Run != g.run.Record.ID || gt.ClaimIDs[0] != g.ids["deck"] {
+		t.Fatalf("gate: %+v", gt)
+	}
+	// A person of the required role resolves it.
+	gates := &gate.Service{Runs: g.h.Runs, Store: g.h.DB, Roles: mustPolicy(t)}
+	if _, err := gates.Resolve(context.Background(), out.GateID, runs.Principal{Agent: "ana", Role: "analyst"}, true, "checked against the audit file"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustPolicy(t *testing.T) *policy.Set {
+	t.Helper()
+	pol, err := policy.Load(filepath.Join("..", "..", "examples", "policies", "debate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pol
 }
