@@ -26,7 +26,6 @@ const (
 const (
 	TypeContradiction          = "CONTRADICTION"
 	TypeInconsistentArithmetic = "INCONSISTENT_ARITHMETIC"
-	TypeSegmentSum             = "SEGMENTS_DO_NOT_SUM"
 	TypeSingleSource           = "SINGLE_SOURCE"
 	TypeWeakGrade              = "WEAK_GRADE"
 	TypeMissingSource          = "MISSING_SOURCE"

@@ -138,7 +138,7 @@ func upheldFor(upheld []debate.Challenge, it *Item, open []*Item) debate.Challen
 
 func roleOf(it *Item) string {
 	switch it.Type {
-	case TypeContradiction, TypeInconsistentArithmetic, TypeSegmentSum:
+	case TypeContradiction, TypeInconsistentArithmetic:
 		return debate.RoleContradictionFinder
 	case RiskGoingConcern:
 		return debate.RoleRiskOfficer
