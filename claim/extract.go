@@ -144,6 +144,13 @@ func (x *extractor) text(i int) {
 
 // sentence reads the claims of one sentence; base is its first byte in the
 // Markdown and block the text of its block.
+// profitMetrics are the metrics a loss states negatively.
+var profitMetrics = map[string]bool{"gross_profit": true, "ebitda": true, "operating_profit": true, "profit_before_tax": true, "net_income": true}
+
+// lossBeforeRE finds "loss" in the words just before a figure, with no
+// clause break between.
+var lossBeforeRE = regexp.MustCompile(`(?i)\bloss(es)?\b[^.;:]*$`)
+
 func (x *extractor) sentence(b document.Block, s string, base int, block string) {
 	toks := tokens(s)
 	ments := mentions(toks)
@@ -191,6 +198,11 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 			}
 		}
 		v.Value, v.Currency, v.Precision = a.value, a.currency, a.precision
+		// "an EBITDA loss of £380,000", "(2023: loss of £1.2m)": a loss is
+		// a negative profit.
+		if profitMetrics[v.Metric] && v.Value > 0 && lossBeforeRE.MatchString(s[max(cl.start, a.start-40):a.start]) {
+			v.Value = -v.Value
+		}
 		if v.Unit != Currency {
 			v.Currency = ""
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/diligence"
+	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/playbook/debate"
+	"github.com/sanadhq/sanad/runs"
 )
 
 func (a *app) evalDiligenceCommand() *cobra.Command {
@@ -88,4 +94,122 @@ func dealDirs(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+func (a *app) diligenceCommand() *cobra.Command {
+	var out, tenant string
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "diligence DEAL_DIR",
+		Short: "Analyse a deal's data room and write a decision memo whose every figure traces to its source",
+		Long: `Reads DEAL_DIR (a deal.yaml naming each document and its kind, and the documents), extracts
+every figure with its span, chains the sources that state the same fact and grades them, and runs
+the offline roles: the contradiction finder, the sanad breaker, the risk officer and the arbiter,
+round by round until a stop condition (CONSENSUS, STABLE_DISSENT, EVIDENCE_EXHAUSTED,
+MAX_ROUNDS, CRITICAL_DEFECT). The memo (recommendation, key metrics, contradictions, defects,
+risks, challenges, dissent, open questions, sources) is checked so that every figure in it is in
+the span of a claim it cites or is a recorded calc, stored as artifacts of a signed run, and the
+run's trace is exported and verified. -o writes the Markdown; --json prints the memo's JSON.
+Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			d, err := diligence.Load(ctx, args[0])
+			if err != nil {
+				if errors.Is(err, diligence.ErrManifest) {
+					return usageError{err}
+				}
+				return failure{err}
+			}
+			f := diligence.Analyze(d)
+			memo, err := diligence.BuildMemo(d, f)
+			if err != nil {
+				return failure{err}
+			}
+			scope := sanad.Scope{Tenant: tenant, Case: caseName(d.Manifest.Name)}
+			var bundlePath string
+			err = a.withHome(ctx, func(h *home.Home) error {
+				run, err := h.Runs.Start(ctx, runs.Spec{Kind: sanad.KindAgent, Scope: scope, Agent: debate.RoleArbiter, Role: debate.RoleArbiter,
+					Request:  map[string]any{"deal": d.Manifest, "documents": len(d.Docs)},
+					Decision: runs.Decision{Allow: true, Reason: "a diligence started from the command line"}})
+				if err != nil {
+					return err
+				}
+				memo.Run, memo.Trace = run.Record.ID, run.Record.Trace
+				fjson, err := json.Marshal(f)
+				if err != nil {
+					return err
+				}
+				mjson, err := json.Marshal(memo)
+				if err != nil {
+					return err
+				}
+				var refs []sanad.ArtifactRef
+				for _, art := range []struct {
+					media string
+					data  []byte
+				}{{"application/vnd.sanad.findings+json", fjson}, {"application/vnd.sanad.memo+json", mjson}, {"text/markdown; charset=utf-8", []byte(memo.Markdown())}} {
+					ref, err := h.Artifacts.Put(ctx, scope, run.Record.ID, art.media, art.data)
+					if err != nil {
+						return err
+					}
+					refs = append(refs, ref)
+				}
+				if err := run.Complete(ctx, refs, map[string]any{"recommendation": memo.Recommendation, "stop_reason": memo.StopReason}); err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
+					return err
+				}
+				bundlePath = filepath.Join(h.Dir, "exports", run.Record.Trace+".tar.gz")
+				if _, err := exportTrace(cmd, h, scope, run.Record.Trace, bundlePath); err != nil {
+					return err
+				}
+				key, err := h.Ledger.VerifierKey()
+				if err != nil {
+					return err
+				}
+				bf, err := os.Open(bundlePath)
+				if err != nil {
+					return err
+				}
+				defer bf.Close()
+				_, err = bundle.Verify(bf, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(key)})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := os.WriteFile(out, []byte(memo.Markdown()), 0o644); err != nil {
+					return usagef("-o %s: %v", out, err)
+				}
+			}
+			if a.jsonOut {
+				return a.printJSON(memo)
+			}
+			fmt.Fprint(a.stdout, memo.Markdown())
+			fmt.Fprintf(a.stdout, "\nExported and verified the signed record: %s\n", bundlePath)
+			return nil
+		},
+	})
+	c.Flags().StringVarP(&out, "output", "o", "", "write the memo's Markdown to this file")
+	c.Flags().StringVar(&tenant, "tenant", "default", "tenant the deal belongs to")
+	return c
+}
+
+// caseName turns a deal's name into a case id: lower case words joined by
+// hyphens.
+func caseName(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.Trim(b.String(), "-")
 }

@@ -36,6 +36,11 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("POLICIES", policies)
+			deals, err := filepath.Abs("../../examples/deals")
+			if err != nil {
+				return err
+			}
+			env.Setenv("DEALS", deals)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -138,6 +138,7 @@ Exit codes, for every command:
 		a.ingestCommand(),
 		a.searchCommand(),
 		a.askCommand(),
+		a.diligenceCommand(),
 		a.chatCommand(),
 		a.docsCommand(),
 		a.evalCommand(),
