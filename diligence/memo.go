@@ -27,25 +27,25 @@ const (
 // for every claim a statement rests on. Every figure in it comes from a
 // claim (its span holds it) or a calc over claims: CheckFigures walks them.
 type Memo struct {
-	Deal           string            `json:"deal"`
-	Company        string            `json:"company"`
-	AsOf           string            `json:"as_of"`
-	Recommendation string            `json:"recommendation"`
-	Reasons        []Statement       `json:"reasons"`
-	KeyMetrics     []Statement       `json:"key_metrics"`
-	Contradictions []Item            `json:"contradictions"`
-	Defects        []Item            `json:"defects"`
-	Risks          []Item            `json:"risks"`
-	Upheld         []Ruling          `json:"upheld_challenges"`
-	Dismissed      []Ruling          `json:"dismissed_challenges"`
-	Dissent        []debate.Dissent  `json:"preserved_dissent"`
-	OpenQuestions  []string          `json:"open_questions"`
-	StopReason     string            `json:"stop_reason"`
-	Excluded       []Excluded        `json:"excluded,omitempty"`
-	Citations      []Citation        `json:"citations"`
-	Calcs          []calc.Result     `json:"calcs,omitempty"`
-	Trace          string            `json:"trace,omitempty"`
-	Run            string            `json:"run,omitempty"`
+	Deal           string           `json:"deal"`
+	Company        string           `json:"company"`
+	AsOf           string           `json:"as_of"`
+	Recommendation string           `json:"recommendation"`
+	Reasons        []Statement      `json:"reasons"`
+	KeyMetrics     []Statement      `json:"key_metrics"`
+	Contradictions []Item           `json:"contradictions"`
+	Defects        []Item           `json:"defects"`
+	Risks          []Item           `json:"risks"`
+	Upheld         []Ruling         `json:"upheld_challenges"`
+	Dismissed      []Ruling         `json:"dismissed_challenges"`
+	Dissent        []debate.Dissent `json:"preserved_dissent"`
+	OpenQuestions  []string         `json:"open_questions"`
+	StopReason     string           `json:"stop_reason"`
+	Excluded       []Excluded       `json:"excluded,omitempty"`
+	Citations      []Citation       `json:"citations"`
+	Calcs          []calc.Result    `json:"calcs,omitempty"`
+	Trace          string           `json:"trace,omitempty"`
+	Run            string           `json:"run,omitempty"`
 	claims         map[string]claim.Claim
 }
 
@@ -323,7 +323,9 @@ func nonNil(items []Item) []Item {
 	return items
 }
 
-func (m Memo) statements() []Statement { return append(append([]Statement{}, m.Reasons...), m.KeyMetrics...) }
+func (m Memo) statements() []Statement {
+	return append(append([]Statement{}, m.Reasons...), m.KeyMetrics...)
+}
 
 func (m Memo) items() []Item {
 	return append(append(append([]Item{}, m.Contradictions...), m.Defects...), m.Risks...)
