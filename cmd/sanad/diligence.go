@@ -135,6 +135,25 @@ Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
 					return err
 				}
 				memo.Run, memo.Trace = run.Record.ID, run.Record.Trace
+				// Every role's output passes the Muḥāsabah gate; a rejected
+				// one is a muhasabah.rejected event and stays out of the
+				// transcript.
+				ev := diligence.Evidence(d, f)
+				var heard []debate.Output
+				for _, o := range diligence.Outputs(d, f) {
+					err := debate.Gate(o, ev, func(r debate.Rejection) error {
+						r.DebateID = run.Record.ID
+						_, err := run.Append(ctx, debate.TypeMuhasabahRejected, "", r, nil)
+						return err
+					})
+					if err == nil {
+						heard = append(heard, o)
+					}
+				}
+				transcript, err := json.Marshal(heard)
+				if err != nil {
+					return err
+				}
 				fjson, err := json.Marshal(f)
 				if err != nil {
 					return err
@@ -147,7 +166,7 @@ Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
 				for _, art := range []struct {
 					media string
 					data  []byte
-				}{{"application/vnd.sanad.findings+json", fjson}, {"application/vnd.sanad.memo+json", mjson}, {"text/markdown; charset=utf-8", []byte(memo.Markdown())}} {
+				}{{"application/vnd.sanad.findings+json", fjson}, {"application/vnd.sanad.debate+json", transcript}, {"application/vnd.sanad.memo+json", mjson}, {"text/markdown; charset=utf-8", []byte(memo.Markdown())}} {
 					ref, err := h.Artifacts.Put(ctx, scope, run.Record.ID, art.media, art.data)
 					if err != nil {
 						return err
