@@ -37,7 +37,11 @@ func TestD19_GDBSDebateCompletionAndMuhasabahPassRate(t *testing.T) {
 				continue
 			}
 			for _, breakIt := range []func(*debate.Output){
-				func(o *debate.Output) { o.Content += " Revenue was £99.9m."; o.Muhasabah.SupportedClaimIDs = nil; o.Muhasabah.SupportedCalcIDs = nil },
+				func(o *debate.Output) {
+					o.Content += " Revenue was £99.9m."
+					o.Muhasabah.SupportedClaimIDs = nil
+					o.Muhasabah.SupportedCalcIDs = nil
+				},
 				func(o *debate.Output) { o.Muhasabah.Confidence, o.Muhasabah.FalsifiabilityTests = 0.7, nil },
 				func(o *debate.Output) {
 					o.Muhasabah.Confidence, o.Muhasabah.Uncertainties, o.Muhasabah.CounterHypothesis = 0.95, nil, ""
