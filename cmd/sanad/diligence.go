@@ -127,72 +127,8 @@ Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
 			}
 			scope := sanad.Scope{Tenant: tenant, Case: caseName(d.Manifest.Name)}
 			var bundlePath string
-			err = a.withHome(ctx, func(h *home.Home) error {
-				run, err := h.Runs.Start(ctx, runs.Spec{Kind: sanad.KindAgent, Scope: scope, Agent: debate.RoleArbiter, Role: debate.RoleArbiter,
-					Request:  map[string]any{"deal": d.Manifest, "documents": len(d.Docs)},
-					Decision: runs.Decision{Allow: true, Reason: "a diligence started from the command line"}})
-				if err != nil {
-					return err
-				}
-				memo.Run, memo.Trace = run.Record.ID, run.Record.Trace
-				// Every role's output passes the Muḥāsabah gate; a rejected
-				// one is a muhasabah.rejected event and stays out of the
-				// transcript.
-				ev := diligence.Evidence(d, f)
-				var heard []debate.Output
-				for _, o := range diligence.Outputs(d, f) {
-					err := debate.Gate(o, ev, func(r debate.Rejection) error {
-						r.DebateID = run.Record.ID
-						_, err := run.Append(ctx, debate.TypeMuhasabahRejected, "", r, nil)
-						return err
-					})
-					if err == nil {
-						heard = append(heard, o)
-					}
-				}
-				transcript, err := json.Marshal(heard)
-				if err != nil {
-					return err
-				}
-				fjson, err := json.Marshal(f)
-				if err != nil {
-					return err
-				}
-				mjson, err := json.Marshal(memo)
-				if err != nil {
-					return err
-				}
-				var refs []sanad.ArtifactRef
-				for _, art := range []struct {
-					media string
-					data  []byte
-				}{{"application/vnd.sanad.findings+json", fjson}, {"application/vnd.sanad.debate+json", transcript}, {"application/vnd.sanad.memo+json", mjson}, {"text/markdown; charset=utf-8", []byte(memo.Markdown())}} {
-					ref, err := h.Artifacts.Put(ctx, scope, run.Record.ID, art.media, art.data)
-					if err != nil {
-						return err
-					}
-					refs = append(refs, ref)
-				}
-				if err := run.Complete(ctx, refs, map[string]any{"recommendation": memo.Recommendation, "stop_reason": memo.StopReason}); err != nil {
-					return err
-				}
-				if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
-					return err
-				}
-				bundlePath = filepath.Join(h.Dir, "exports", run.Record.Trace+".tar.gz")
-				if _, err := exportTrace(cmd, h, scope, run.Record.Trace, bundlePath); err != nil {
-					return err
-				}
-				key, err := h.Ledger.VerifierKey()
-				if err != nil {
-					return err
-				}
-				bf, err := os.Open(bundlePath)
-				if err != nil {
-					return err
-				}
-				defer bf.Close()
-				_, err = bundle.Verify(bf, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(key)})
+			err = a.withHome(ctx, func(h *home.Home) (err error) {
+				bundlePath, err = recordDiligence(cmd, h, scope, d, f, &memo)
 				return err
 			})
 			if err != nil {
@@ -214,6 +150,81 @@ Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
 	c.Flags().StringVarP(&out, "output", "o", "", "write the memo's Markdown to this file")
 	c.Flags().StringVar(&tenant, "tenant", "default", "tenant the deal belongs to")
 	return c
+}
+
+// recordDiligence records a deal's analysis in home h as a signed run of
+// the arbiter: each role's output through the Muḥāsabah gate, the findings,
+// the transcript and the memo as artifacts; then exports the run's trace
+// and verifies the bundle. It returns the bundle's path.
+func recordDiligence(cmd *cobra.Command, h *home.Home, scope sanad.Scope, d diligence.Deal, f diligence.Findings, memo *diligence.Memo) (string, error) {
+	ctx := cmd.Context()
+	var bundlePath string
+	run, err := h.Runs.Start(ctx, runs.Spec{Kind: sanad.KindAgent, Scope: scope, Agent: debate.RoleArbiter, Role: debate.RoleArbiter,
+		Request:  map[string]any{"deal": d.Manifest, "documents": len(d.Docs)},
+		Decision: runs.Decision{Allow: true, Reason: "a diligence started from the command line"}})
+	if err != nil {
+		return bundlePath, err
+	}
+	memo.Run, memo.Trace = run.Record.ID, run.Record.Trace
+	// Every role's output passes the Muḥāsabah gate; a rejected
+	// one is a muhasabah.rejected event and stays out of the
+	// transcript.
+	ev := diligence.Evidence(d, f)
+	var heard []debate.Output
+	for _, o := range diligence.Outputs(d, f) {
+		err := debate.Gate(o, ev, func(r debate.Rejection) error {
+			r.DebateID = run.Record.ID
+			_, err := run.Append(ctx, debate.TypeMuhasabahRejected, "", r, nil)
+			return err
+		})
+		if err == nil {
+			heard = append(heard, o)
+		}
+	}
+	transcript, err := json.Marshal(heard)
+	if err != nil {
+		return bundlePath, err
+	}
+	fjson, err := json.Marshal(f)
+	if err != nil {
+		return bundlePath, err
+	}
+	mjson, err := json.Marshal(memo)
+	if err != nil {
+		return bundlePath, err
+	}
+	var refs []sanad.ArtifactRef
+	for _, art := range []struct {
+		media string
+		data  []byte
+	}{{"application/vnd.sanad.findings+json", fjson}, {"application/vnd.sanad.debate+json", transcript}, {"application/vnd.sanad.memo+json", mjson}, {"text/markdown; charset=utf-8", []byte(memo.Markdown())}} {
+		ref, err := h.Artifacts.Put(ctx, scope, run.Record.ID, art.media, art.data)
+		if err != nil {
+			return bundlePath, err
+		}
+		refs = append(refs, ref)
+	}
+	if err := run.Complete(ctx, refs, map[string]any{"recommendation": memo.Recommendation, "stop_reason": memo.StopReason}); err != nil {
+		return bundlePath, err
+	}
+	if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
+		return bundlePath, err
+	}
+	bundlePath = filepath.Join(h.Dir, "exports", run.Record.Trace+".tar.gz")
+	if _, err := exportTrace(cmd, h, scope, run.Record.Trace, bundlePath); err != nil {
+		return bundlePath, err
+	}
+	key, err := h.Ledger.VerifierKey()
+	if err != nil {
+		return bundlePath, err
+	}
+	bf, err := os.Open(bundlePath)
+	if err != nil {
+		return bundlePath, err
+	}
+	defer bf.Close()
+	_, err = bundle.Verify(bf, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(key)})
+	return bundlePath, err
 }
 
 // caseName turns a deal's name into a case id: lower case words joined by

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,7 +15,9 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/connector"
+	"github.com/sanadhq/sanad/diligence"
 	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/examples/deals"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/ledger"
@@ -97,6 +100,7 @@ type quickstartResult struct {
 	Verified    bool           `json:"verified"`
 	LogKey      string         `json:"log_key"`
 	Ledger      map[string]any `json:"ledger"`
+	Diligence   map[string]any `json:"diligence"`
 	tryQuestion string
 }
 
@@ -182,6 +186,9 @@ func (a *app) quickstart(cmd *cobra.Command, h *home.Home) (quickstartResult, er
 	if len(qs.Answers) == 0 {
 		return qs, sanad.Errorf(sanad.CodeInternal, "quickstart", "the answer set has no sample question")
 	}
+	if err := a.quickstartDiligence(cmd, h, &qs, say); err != nil {
+		return qs, err
+	}
 	first := qs.Answers[0]
 	rep, err := r.Replay(ctx, first.Run)
 	if err != nil {
@@ -243,4 +250,48 @@ func writeCorpus(dir string) error {
 		}
 		return os.WriteFile(dst, data, 0o644)
 	})
+}
+
+// quickstartDiligence analyses the deal built into the binary whose deck
+// overstates revenue, and records its memo as a signed run.
+func (a *app) quickstartDiligence(cmd *cobra.Command, h *home.Home, qs *quickstartResult, say func(string, ...any)) error {
+	dir := filepath.Join(h.Dir, "deals")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.CopyFS(dir, deals.Orrery); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	deal := filepath.Join(dir, "09-orrery-health")
+	d, err := diligence.Load(cmd.Context(), deal)
+	if err != nil {
+		return err
+	}
+	f := diligence.Analyze(d)
+	memo, err := diligence.BuildMemo(d, f)
+	if err != nil {
+		return err
+	}
+	memoPath := filepath.Join(h.Dir, "exports", "memo-"+caseName(d.Manifest.Name)+".md")
+	if err := os.MkdirAll(filepath.Dir(memoPath), 0o755); err != nil {
+		return err
+	}
+	bundlePath, err := recordDiligence(cmd, h, sanad.Scope{Tenant: "default", Case: caseName(d.Manifest.Name)}, d, f, &memo)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(memoPath, []byte(memo.Markdown()), 0o644); err != nil {
+		return err
+	}
+	qs.Diligence = map[string]any{"deal": d.Manifest.Name, "recommendation": memo.Recommendation, "stop_reason": memo.StopReason,
+		"trace": memo.Trace, "memo": memoPath, "bundle": bundlePath}
+	say("Due diligence of %s (%d documents: deck, management accounts, audited statements …): %s, the debate stopped on %s.\n", d.Manifest.Company, len(d.Docs), memo.Recommendation, memo.StopReason)
+	for _, r := range memo.Reasons {
+		say("   %s\n", r.Text)
+	}
+	for _, k := range memo.KeyMetrics[:min(len(memo.KeyMetrics), 2)] {
+		say("   %s\n", k.Text)
+	}
+	say("   Every figure traces to its span; memo %s, signed record exported and verified.\n\n", memoPath)
+	return nil
 }

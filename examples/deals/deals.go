@@ -5,8 +5,10 @@
 // stops) and what it should not. README.md describes each deal and its
 // traps.
 //
-// Only the clean deal, Larkfield Analytics, is built into the binary, as
-// Larkfield; the others are read from disk.
+// Two deals are built into the binary: the clean one, Larkfield
+// Analytics, as Larkfield, and one whose deck overstates revenue by more
+// than a quarter against its audited statements, Orrery Health, as
+// Orrery; the others are read from disk.
 package deals
 
 import "embed"
@@ -19,3 +21,9 @@ import "embed"
 //
 //go:embed 01-larkfield-analytics
 var Larkfield embed.FS
+
+// Orrery holds the deal at 09-orrery-health/, whose debate must stop on a
+// critical defect.
+//
+//go:embed 09-orrery-health
+var Orrery embed.FS
