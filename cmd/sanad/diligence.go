@@ -13,8 +13,12 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/claim"
 	"github.com/sanadhq/sanad/diligence"
 	"github.com/sanadhq/sanad/home"
+	"github.com/sanadhq/sanad/ingest"
+	"github.com/sanadhq/sanad/memory"
+	"github.com/sanadhq/sanad/parse"
 	"github.com/sanadhq/sanad/playbook/debate"
 	"github.com/sanadhq/sanad/runs"
 )
@@ -242,4 +246,71 @@ func caseName(name string) string {
 		}
 	}
 	return strings.Trim(b.String(), "-")
+}
+
+func (a *app) claimsCommand() *cobra.Command {
+	return group("claims", "Check claims against a case's documents", a.claimsCheckCommand())
+}
+
+func (a *app) claimsCheckCommand() *cobra.Command {
+	var sf scopeFlags
+	var k int
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "check \"CLAIM TEXT\"",
+		Short: "Say whether a case's documents support, contradict or do not address a claim, with evidence",
+		Long: `Reads the figures of the claim ("Tessaro's revenue for 2024 was £49.6m": a metric, a value, a
+period), searches the case's memory for passages about them, reads those passages' figures, and
+compares: the same metric and period within the rounding the figures are written with supports
+it, a different value contradicts it. Prints the verdict per figure with each passage's document
+and the sentence that states it. A claim with no figure sanad can read is bad input (exit 2).`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			wanted := claim.ReadText(args[0])
+			if len(wanted) == 0 {
+				return usagef("no figure sanad can check in %q: name a metric and a value (\"revenue in FY2024 was £48.2m\")", args[0])
+			}
+			return a.withHomeRead(ctx, func(h *home.Home) error {
+				query := args[0]
+				for _, w := range wanted {
+					query += " " + strings.ReplaceAll(w.Value.Metric, "_", " ")
+				}
+				out, err := ingest.HomeIndex(h, nil).Search(ctx, sanad.Scope{Tenant: sf.tenant, Case: sf.caseID}, memory.Query{QueryText: query, TopK: k})
+				if err != nil && sanad.ErrorCode(err) != sanad.CodeMemoryNoResults {
+					return err
+				}
+				var passages []claim.Passage
+				for _, r := range out.Results {
+					p, err := parse.Bytes(ctx, "passage.md", []byte(r.Content), parse.Options{FileType: "md"})
+					if err != nil {
+						continue
+					}
+					doc, _ := r.Metadata["source"].(string)
+					passages = append(passages, claim.Passage{Document: filepath.Base(doc), ChunkID: r.ChunkID, Text: r.Content,
+						Claims: claim.Extract(p.Document, r.SourceID, r.ChunkID)})
+				}
+				res, err := claim.Check(ctx, args[0], passages)
+				if err != nil {
+					return usageError{err}
+				}
+				return a.report(res, func() {
+					fmt.Fprintf(a.stdout, "%s: %s\n", res.Verdict, args[0])
+					for _, f := range res.Figures {
+						fmt.Fprintf(a.stdout, "  %s %s: %s\n", strings.ReplaceAll(f.Value.Metric, "_", " "), f.Value.Period, f.Verdict)
+						for _, e := range f.Findings {
+							mark := "≠"
+							if e.Agrees {
+								mark = "="
+							}
+							fmt.Fprintf(a.stdout, "    %s %s (%s): %q\n", mark, diligence.FormatValue(e.Stated), e.Document, e.Quote)
+						}
+					}
+				})
+			})
+		},
+	})
+	c.Flags().StringVar(&sf.tenant, "tenant", "default", "tenant of the case")
+	c.Flags().StringVar(&sf.caseID, "case", "default", "the case whose documents are searched")
+	c.Flags().IntVarP(&k, "k", "k", 10, "passages searched")
+	return c
 }
