@@ -201,13 +201,24 @@ func kindNames() []string {
 // claims for periods that begin after it, are left out of the chains and
 // listed in Deal.Excluded. A bad manifest is a *ManifestError; a document
 // that is missing or cannot be parsed fails the load.
-func Load(ctx context.Context, dir string) (Deal, error) {
+func Load(ctx context.Context, dir string) (Deal, error) { return LoadAsOf(ctx, dir, "") }
+
+// LoadAsOf is Load with the deal's as_of date replaced by asOf
+// (YYYY-MM-DD) when it is not empty: the analysis sees only the evidence
+// known by then.
+func LoadAsOf(ctx context.Context, dir, asOf string) (Deal, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return Deal{}, err
 	}
-	asOf, _ := time.Parse(time.DateOnly, m.AsOf)
-	deal := Deal{Dir: dir, Manifest: m, AsOf: asOf}
+	if asOf != "" {
+		if _, err := time.Parse(time.DateOnly, asOf); err != nil {
+			return Deal{}, &ManifestError{Path: filepath.Join(dir, ManifestFile), Field: "as_of", Reason: fmt.Sprintf("--as-of %q is not a date (YYYY-MM-DD)", asOf)}
+		}
+		m.AsOf = asOf
+	}
+	asOfDate, _ := time.Parse(time.DateOnly, m.AsOf)
+	deal := Deal{Dir: dir, Manifest: m, AsOf: asOfDate}
 	sources := map[string]claim.Source{}
 	var all []claim.Claim
 	for _, md := range m.Documents {
@@ -226,13 +237,13 @@ func Load(ctx context.Context, dir string) (Deal, error) {
 		src := claim.Source{Document: md.File, Kind: k.Claim, Grade: k.Grade, Origin: k.Origin}
 		md2, _ := out.Document.MarkdownSpans()
 		d := Document{File: md.File, Kind: md.Kind, Source: src, Doc: out.Document, Markdown: md2, Version: version}
-		if dated, ok := documentDate(md.File); ok && dated.After(asOf) {
+		if dated, ok := documentDate(md.File); ok && dated.After(asOfDate) {
 			deal.Excluded = append(deal.Excluded, Excluded{Document: md.File, Reason: fmt.Sprintf("dated %s, after as_of %s", dated.Format(time.DateOnly), m.AsOf)})
 			deal.Docs = append(deal.Docs, d)
 			continue
 		}
 		for _, c := range claim.Extract(out.Document, md.File, version) {
-			if start, ok := periodStart(c.Value.Period); ok && start.After(asOf) {
+			if start, ok := periodStart(c.Value.Period); ok && start.After(asOfDate) {
 				deal.Excluded = append(deal.Excluded, Excluded{Document: md.File, ClaimID: c.ID, Period: c.Value.Period, Reason: fmt.Sprintf("period %s begins after as_of %s", c.Value.Period, m.AsOf)})
 				continue
 			}

@@ -67,3 +67,30 @@ func TestMemoFiguresTraceToClaimsOrCalcs(t *testing.T) {
 		}
 	}
 }
+
+// TestPointInTimeLeavesOutLaterEvidence: an as-of date before a document's
+// date leaves it out, and the memo says so.
+func TestPointInTimeLeavesOutLaterEvidence(t *testing.T) {
+	dir := filepath.Join("..", "examples", "deals", "02-corvid-freight")
+	d, err := LoadAsOf(context.Background(), dir, "2025-05-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := false
+	for _, e := range d.Excluded {
+		left = left || e.Document == "board-minutes-2025-05-22.docx"
+	}
+	if !left {
+		t.Fatalf("minutes dated after the as-of date were used: %+v", d.Excluded)
+	}
+	m, err := BuildMemo(d, Analyze(d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.AsOf != "2025-05-01" || !strings.Contains(m.Markdown(), "left out") {
+		t.Fatalf("the memo does not say what was left out:\n%s", m.Markdown())
+	}
+	if _, err := LoadAsOf(context.Background(), dir, "June"); err == nil {
+		t.Fatal("a bad as-of date was accepted")
+	}
+}

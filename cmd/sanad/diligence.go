@@ -101,7 +101,7 @@ func dealDirs(dir string) ([]string, error) {
 }
 
 func (a *app) diligenceCommand() *cobra.Command {
-	var out, tenant string
+	var out, tenant, asOf string
 	c := a.jsonFlag(&cobra.Command{
 		Use:   "diligence DEAL_DIR",
 		Short: "Analyse a deal's data room and write a decision memo whose every figure traces to its source",
@@ -117,7 +117,7 @@ Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			d, err := diligence.Load(ctx, args[0])
+			d, err := diligence.LoadAsOf(ctx, args[0], asOf)
 			if err != nil {
 				if errors.Is(err, diligence.ErrManifest) {
 					return usageError{err}
@@ -153,6 +153,7 @@ Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
 	})
 	c.Flags().StringVarP(&out, "output", "o", "", "write the memo's Markdown to this file")
 	c.Flags().StringVar(&tenant, "tenant", "default", "tenant the deal belongs to")
+	c.Flags().StringVar(&asOf, "as-of", "", "analyse the evidence known by this date (YYYY-MM-DD) instead of deal.yaml's as_of")
 	return c
 }
 
