@@ -13,7 +13,7 @@ import (
 func (a *app) benchCommand() *cobra.Command {
 	return group("bench", "Measure sanad against limits measured in the same run",
 		a.benchLedgerCommand(), a.benchGatewayCommand(), a.benchWorkflowCommand(), a.benchCrashCommand(), a.crashChildCommand(), a.benchSearchCommand(), a.benchIngestCommand(),
-		a.benchAskCommand(), a.benchGuardCommand())
+		a.benchAskCommand(), a.benchGuardCommand(), a.benchDiligenceCommand())
 }
 
 func (a *app) benchLedgerCommand() *cobra.Command {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/claim"
 	"github.com/sanadhq/sanad/diligence"
+	"github.com/sanadhq/sanad/examples/deals"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/memory"
@@ -313,5 +315,95 @@ and the sentence that states it. A claim with no figure sanad can read is bad in
 	c.Flags().StringVar(&sf.tenant, "tenant", "default", "tenant of the case")
 	c.Flags().StringVar(&sf.caseID, "case", "default", "the case whose documents are searched")
 	c.Flags().IntVarP(&k, "k", "k", 10, "passages searched")
+	return c
+}
+
+func (a *app) benchDiligenceCommand() *cobra.Command {
+	var rounds int
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "diligence [DEAL_DIR]",
+		Short: "Time an offline diligence end to end, and the shares of ingestion, extraction, debate and the ledger",
+		Long: `Runs the diligence of DEAL_DIR (default: the deal built into the binary) in a temporary home,
+--rounds times, and reports the median seconds from reading the documents to the verified bundle,
+and the shares of: ingestion (parsing the documents), extraction (claims and their chains), the
+debate (the roles' analysis, the memo and the Muḥāsabah gate) and the ledger (the signed run, its
+artifacts, the export and its verification).`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			tmp, err := os.MkdirTemp("", "sanad-bench-diligence-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			dir := filepath.Join(tmp, "09-orrery-health")
+			if len(args) == 1 {
+				dir = args[0]
+			} else if err := os.CopyFS(tmp, deals.Orrery); err != nil {
+				return err
+			}
+			type phases struct{ total, ingest, extract, debate, ledger float64 }
+			var runs []phases
+			for i := 0; i < max(rounds, 1); i++ {
+				var p phases
+				t0 := time.Now()
+				m, err := diligence.ReadManifest(dir)
+				if err != nil {
+					return usageError{err}
+				}
+				for _, doc := range m.Documents {
+					data, err := os.ReadFile(filepath.Join(dir, doc.File))
+					if err != nil {
+						return err
+					}
+					if _, err := parse.Bytes(ctx, doc.File, data, parse.Options{DocumentID: doc.File}); err != nil {
+						return err
+					}
+				}
+				p.ingest = time.Since(t0).Seconds()
+				t1 := time.Now()
+				d, err := diligence.Load(ctx, dir)
+				if err != nil {
+					return err
+				}
+				// Load parses again: what it takes beyond the parse is extraction.
+				p.extract = max(time.Since(t1).Seconds()-p.ingest, 0)
+				t2 := time.Now()
+				f := diligence.Analyze(d)
+				memo, err := diligence.BuildMemo(d, f)
+				if err != nil {
+					return err
+				}
+				ev := diligence.Evidence(d, f)
+				for _, o := range diligence.Outputs(d, f) {
+					_ = debate.Check(o, ev)
+				}
+				p.debate = time.Since(t2).Seconds()
+				t3 := time.Now()
+				h, err := home.Open(ctx, home.Config{Dir: filepath.Join(tmp, fmt.Sprintf("home-%d", i))})
+				if err != nil {
+					return err
+				}
+				_, err = recordDiligence(cmd, h, sanad.Scope{Tenant: "bench", Case: "deal"}, d, f, &memo)
+				h.Close()
+				if err != nil {
+					return err
+				}
+				p.ledger = time.Since(t3).Seconds()
+				p.total = p.ingest + p.extract + p.debate + p.ledger
+				runs = append(runs, p)
+			}
+			sort.Slice(runs, func(i, j int) bool { return runs[i].total < runs[j].total })
+			med := runs[len(runs)/2]
+			res := map[string]any{"seconds": med.total, "ingestion_share": med.ingest / med.total, "extraction_share": med.extract / med.total,
+				"debate_share": med.debate / med.total, "ledger_share": med.ledger / med.total, "rounds": len(runs)}
+			return a.report(res, func() {
+				fmt.Fprintf(a.stdout, "diligence of %s: %.2f s end to end (median of %d)\n", filepath.Base(dir), med.total, len(runs))
+				fmt.Fprintf(a.stdout, "  ingestion %.0f%%, extraction %.0f%%, debate and memo %.0f%%, ledger and bundle %.0f%%\n",
+					100*med.ingest/med.total, 100*med.extract/med.total, 100*med.debate/med.total, 100*med.ledger/med.total)
+			})
+		},
+	})
+	c.Flags().IntVar(&rounds, "rounds", 3, "how many times the diligence runs")
 	return c
 }
