@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/claim"
+	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/diligence"
 	"github.com/sanadhq/sanad/examples/deals"
 	"github.com/sanadhq/sanad/home"
@@ -22,6 +24,7 @@ import (
 	"github.com/sanadhq/sanad/memory"
 	"github.com/sanadhq/sanad/parse"
 	"github.com/sanadhq/sanad/playbook/debate"
+	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/runs"
 )
 
@@ -173,6 +176,24 @@ func recordDiligence(cmd *cobra.Command, h *home.Home, scope sanad.Scope, d dili
 		return bundlePath, err
 	}
 	memo.Run, memo.Trace = run.Record.ID, run.Record.Trace
+	// The claim registry: one record per document, through its db_write
+	// lane, so every claim a memo cites is a row with its audit trail.
+	pol, err := diligence.Policy()
+	if err != nil {
+		return bundlePath, err
+	}
+	w := &dbwrite.Writer{Policy: pol, Runs: h.Runs, Artifacts: h.Artifacts}
+	pr := policy.Principal{Agent: debate.RoleArbiter, Role: debate.RoleArbiter, Scope: scope}
+	for _, rec := range diligence.Registry(d) {
+		body, err := json.Marshal(rec)
+		if err != nil {
+			return bundlePath, err
+		}
+		if _, err := w.Write(ctx, run, pr, dbwrite.Request{Lane: diligence.Lane, Table: diligence.Table, Op: dbwrite.Upsert,
+			Key: caseName(d.Manifest.Name) + "/" + rec.Document, Record: body}); err != nil {
+			return bundlePath, err
+		}
+	}
 	// Every role's output passes the Muḥāsabah gate; a rejected
 	// one is a muhasabah.rejected event and stays out of the
 	// transcript.
@@ -252,7 +273,103 @@ func caseName(name string) string {
 }
 
 func (a *app) claimsCommand() *cobra.Command {
-	return group("claims", "Check claims against a case's documents", a.claimsCheckCommand())
+	return group("claims", "The claim registry of a deal, and checking claims against a case's documents",
+		a.claimsListCommand(), a.claimsShowCommand(), a.claimsCheckCommand())
+}
+
+// registry reads the claim registry of a case: the records sanad diligence
+// wrote through the claims lane, each read by its hash.
+func registry(ctx context.Context, h *home.Home, scope sanad.Scope) ([]diligence.RegistryRecord, error) {
+	rows, err := h.DB.Records(ctx, scope, diligence.Table)
+	if err != nil {
+		return nil, err
+	}
+	var out []diligence.RegistryRecord
+	for _, r := range rows {
+		data, err := h.Artifacts.Read(r.SHA256)
+		if err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, "claims", "the record of "+r.Key)
+		}
+		var rec diligence.RegistryRecord
+		if err := json.Unmarshal(data, &rec); err != nil {
+			return nil, sanad.Wrap(err, sanad.CodeIntegrity, "claims", "the record of "+r.Key)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+func (a *app) claimsListCommand() *cobra.Command {
+	var sf scopeFlags
+	var metric string
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "list --case DEAL",
+		Short: "List the claims sanad diligence recorded for a deal, with their grades and verdicts",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withHomeRead(cmd.Context(), func(h *home.Home) error {
+				recs, err := registry(cmd.Context(), h, sanad.Scope{Tenant: sf.tenant, Case: sf.caseID})
+				if err != nil {
+					return err
+				}
+				var claims []claim.Claim
+				for _, r := range recs {
+					for _, c := range r.Claims {
+						if metric == "" || c.Value.Metric == metric {
+							claims = append(claims, c)
+						}
+					}
+				}
+				if len(recs) == 0 {
+					return failure{sanad.Errorf(sanad.CodeNotFound, "claims", "no claim registry in case %s: run sanad diligence first", sf.caseID)}
+				}
+				return a.report(map[string]any{"claims": claims, "documents": len(recs)}, func() {
+					for _, c := range claims {
+						fmt.Fprintf(a.stdout, "%s  %-16s %-12s %12s  %s %-12s %s\n", c.ID[:8], c.Value.Metric, c.Value.Period, diligence.FormatValue(c.Value), c.Grade, c.Verdict, c.Span.Document)
+					}
+					fmt.Fprintf(a.stdout, "%d claims from %d documents\n", len(claims), len(recs))
+				})
+			})
+		},
+	})
+	c.Flags().StringVar(&sf.tenant, "tenant", "default", "tenant of the deal")
+	c.Flags().StringVar(&sf.caseID, "case", "", "the deal's case (its name in lower case words joined by hyphens)")
+	c.Flags().StringVar(&metric, "metric", "", "only this metric (revenue, arr, ebitda, …)")
+	_ = c.MarkFlagRequired("case")
+	return c
+}
+
+func (a *app) claimsShowCommand() *cobra.Command {
+	var sf scopeFlags
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "show CLAIM_ID --case DEAL",
+		Short: "Show one claim of a deal's registry: its value, grade, verdict, source span and sentence",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.withHomeRead(cmd.Context(), func(h *home.Home) error {
+				recs, err := registry(cmd.Context(), h, sanad.Scope{Tenant: sf.tenant, Case: sf.caseID})
+				if err != nil {
+					return err
+				}
+				for _, r := range recs {
+					for _, c := range r.Claims {
+						if c.ID == args[0] || len(args[0]) >= 8 && strings.HasPrefix(c.ID, args[0]) {
+							return a.report(c, func() {
+								fmt.Fprintf(a.stdout, "claim %s (%s)\n  %s %s: %s, grade %s, %s\n  source: %s (%s), page %d, bytes %d–%d\n  %q\n",
+									c.ID, c.Class, c.Value.Metric, c.Value.Period, diligence.FormatValue(c.Value), c.Grade, c.Verdict,
+									c.Span.Document, r.Kind, c.Span.Page, c.Span.Start, c.Span.End, c.Text)
+							})
+						}
+					}
+				}
+				return failure{sanad.Errorf(sanad.CodeClaimNotFound, "claims", "no claim %s in case %s", args[0], sf.caseID)}
+			})
+		},
+	})
+	c.Flags().StringVar(&sf.tenant, "tenant", "default", "tenant of the deal")
+	c.Flags().StringVar(&sf.caseID, "case", "", "the deal's case")
+	_ = c.MarkFlagRequired("case")
+	return c
 }
 
 func (a *app) claimsCheckCommand() *cobra.Command {

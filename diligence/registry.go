@@ -1,0 +1,64 @@
+package diligence
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+
+	"github.com/sanadhq/sanad/claim"
+	"github.com/sanadhq/sanad/policy"
+)
+
+//go:embed policy/*.yaml
+var policyFiles embed.FS
+
+// Lane is the db_write lane of the claim registry, and Table its table.
+const (
+	Lane  = "WRITE_CLAIMS"
+	Table = "claims"
+)
+
+// Policy returns the policy under which a diligence records its claim
+// registry: the arbiter may upsert the claims table of the deal's case.
+func Policy() (*policy.Set, error) {
+	sub, err := fs.Sub(policyFiles, "policy")
+	if err != nil {
+		return nil, err
+	}
+	return policy.LoadFS(sub)
+}
+
+// RegistryRecord is one document's entry in a deal's claim registry: its
+// claims with the grade and verdict their chains gave them.
+type RegistryRecord struct {
+	Deal     string        `json:"deal"`
+	Document string        `json:"document"`
+	Kind     string        `json:"kind"`
+	Version  string        `json:"version"`
+	Grade    claim.Grade   `json:"grade"`
+	Claims   []claim.Claim `json:"claims"`
+}
+
+// Registry returns the registry records of a deal, one per document, in
+// manifest order, each claim graded as its chain says.
+func Registry(d Deal) []RegistryRecord {
+	graded := map[string]claim.Claim{}
+	for _, f := range d.Facts {
+		for _, c := range f.Claims {
+			graded[c.ID] = c
+		}
+	}
+	var out []RegistryRecord
+	for _, doc := range d.Docs {
+		r := RegistryRecord{Deal: d.Manifest.Name, Document: doc.File, Kind: doc.Kind, Version: doc.Version, Grade: doc.Source.Grade, Claims: []claim.Claim{}}
+		for _, c := range doc.Claims {
+			if g, ok := graded[c.ID]; ok {
+				c = g
+			}
+			r.Claims = append(r.Claims, c)
+		}
+		sort.SliceStable(r.Claims, func(i, j int) bool { return r.Claims[i].Span.Start < r.Claims[j].Span.Start })
+		out = append(out, r)
+	}
+	return out
+}
