@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
-	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/claim"
 	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/diligence"
@@ -235,24 +234,8 @@ func recordDiligence(cmd *cobra.Command, h *home.Home, scope sanad.Scope, d dili
 	if err := run.Complete(ctx, refs, map[string]any{"recommendation": memo.Recommendation, "stop_reason": memo.StopReason}); err != nil {
 		return bundlePath, err
 	}
-	if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
-		return bundlePath, err
-	}
-	bundlePath = filepath.Join(h.Dir, "exports", run.Record.Trace+".tar.gz")
-	if _, err := exportTrace(cmd, h, scope, run.Record.Trace, bundlePath); err != nil {
-		return bundlePath, err
-	}
-	key, err := h.Ledger.VerifierKey()
-	if err != nil {
-		return bundlePath, err
-	}
-	bf, err := os.Open(bundlePath)
-	if err != nil {
-		return bundlePath, err
-	}
-	defer bf.Close()
-	_, err = bundle.Verify(bf, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(key)})
-	return bundlePath, err
+	x, err := exportVerified(cmd, h, scope, run.Record.Trace)
+	return x.Path, err
 }
 
 // caseName turns a deal's name into a case id: lower case words joined by

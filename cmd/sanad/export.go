@@ -217,3 +217,36 @@ exit 1 unless --unpinned accepts it, and says so either way.`,
 	c.Flags().BoolVar(&unpinned, "unpinned", false, "accept a bundle of a log no trusted key is pinned for, checked for self-consistency only")
 	return c
 }
+
+// exported is a trace exported into the home's exports folder and verified
+// offline against the home's log key.
+type exported struct {
+	Path   string
+	Result bundle.Result
+	Report bundle.Report
+	LogKey string
+}
+
+// exportVerified exports trace to <home>/exports/TRACE.tar.gz and verifies
+// the bundle against the home's own log key.
+func exportVerified(cmd *cobra.Command, h *home.Home, scope sanad.Scope, trace string) (exported, error) {
+	var x exported
+	if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
+		return x, err
+	}
+	x.Path = filepath.Join(h.Dir, "exports", trace+".tar.gz")
+	var err error
+	if x.Result, err = exportTrace(cmd, h, scope, trace, x.Path); err != nil {
+		return x, err
+	}
+	if x.LogKey, err = h.Ledger.VerifierKey(); err != nil {
+		return x, err
+	}
+	f, err := os.Open(x.Path)
+	if err != nil {
+		return x, err
+	}
+	defer f.Close()
+	x.Report, err = bundle.Verify(f, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(x.LogKey)})
+	return x, err
+}

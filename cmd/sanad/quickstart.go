@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad"
-	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/connector"
 	"github.com/sanadhq/sanad/diligence"
 	"github.com/sanadhq/sanad/examples"
@@ -203,29 +202,13 @@ func (a *app) quickstart(cmd *cobra.Command, h *home.Home) (quickstartResult, er
 	}
 	qs.Run, qs.Trace, qs.Replayed = first.Run, first.Trace, true
 	say("Replayed the first answer (run %s) from its record: the same outputs, and no tool or model called.\n", first.Run)
-	if err := os.MkdirAll(filepath.Join(h.Dir, "exports"), 0o755); err != nil {
-		return qs, err
-	}
-	out := filepath.Join(h.Dir, "exports", first.Trace+".tar.gz")
-	res, err := exportTrace(cmd, h, quickstartScope, first.Trace, out)
+	x, err := exportVerified(cmd, h, quickstartScope, first.Trace)
 	if err != nil {
 		return qs, err
 	}
-	logKey, err := h.Ledger.VerifierKey()
-	if err != nil {
-		return qs, err
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		return qs, err
-	}
-	defer f.Close()
-	vr, err := bundle.Verify(f, bundle.Options{Types: h.Types, LogKeys: bundle.PinLogKey(logKey)})
-	if err != nil {
-		return qs, err
-	}
-	qs.Bundle, qs.BundleSHA, qs.Verified, qs.LogKey = out, res.SHA256.String(), true, logKey
-	say("Exported its trace (question, passages, answer and citations: %d events, %d artifacts) to %s\n", vr.Events, vr.Artifacts, out)
+	vr := x.Report
+	qs.Bundle, qs.BundleSHA, qs.Verified, qs.LogKey = x.Path, x.Result.SHA256.String(), true, x.LogKey
+	say("Exported its trace (question, passages, answer and citations: %d events, %d artifacts) to %s\n", vr.Events, vr.Artifacts, x.Path)
 	say("Verified the bundle offline: every hash, signature and chain link, and each event's inclusion in checkpoint %s (size %d).\n", vr.Checkpoint, vr.TreeSize)
 	return qs, nil
 }
