@@ -18,6 +18,7 @@ import (
 	"github.com/sanadhq/sanad/connector"
 	"github.com/sanadhq/sanad/connector/local"
 	"github.com/sanadhq/sanad/examples"
+	"github.com/sanadhq/sanad/guard"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/ledgertest"
@@ -482,5 +483,46 @@ func TestR06_TurnsWithoutRetrievalAreAnsweredAndSaved(t *testing.T) {
 	}
 	if _, err := g.svc.Ask(context.Background(), rag.Question{Text: "  ", Scope: scope}); sanad.ErrorCode(err) != sanad.CodeInvalidInput {
 		t.Fatalf("an empty question: %v", err)
+	}
+}
+
+// TestR08_UnsafeAnswerIsRetriedOnceThenRefused: an answer the output check
+// finds unsafe (here a guard so strict that every answer is) gets one
+// stricter retry, then the turn refuses with ERR_GUARDRAIL_UNSAFE; the
+// second check is in the record.
+func TestR08_UnsafeAnswerIsRetriedOnceThenRefused(t *testing.T) {
+	g := newRig(t)
+	strict, err := guard.New(guard.Config{OutputInjectionThreshold: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.Open(context.Background(), runner.Config{Home: g.h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	svc, err := rag.Register(r, rag.Config{Guard: strict})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := svc.Ask(context.Background(), rag.Question{Text: "Who is the auditor of Harbor Freight Analytics?", Scope: scope})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Refused || rep.Code != sanad.CodeGuardrailUnsafe || len(rep.Citations) != 0 {
+		t.Fatalf("an unsafe answer was released: %+v", rep)
+	}
+	evs, err := g.h.Ledger.Events(context.Background(), rep.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := 0
+	for _, ev := range evs {
+		if ev.Type == "tool.completed" && strings.Contains(string(ev.Body), `"tool":"guard.check"`) {
+			checks++
+		}
+	}
+	if checks != 3 { // the question, the answer, the stricter answer
+		t.Fatalf("%d guard checks recorded, want 3", checks)
 	}
 }
