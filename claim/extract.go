@@ -220,6 +220,11 @@ func (x *extractor) add(c Claim) {
 	if m, ok := MetricNamed(c.Value.Metric); ok {
 		c.Class = m.Class
 	}
+	// A cost is an amount spent: "(3,977,000)" in a statement and 3977000
+	// in a ledger state the same cost.
+	if c.Value.Metric == "cost_of_sales" && c.Value.Value < 0 {
+		c.Value.Value = -c.Value.Value
+	}
 	c.ID = ID(x.version, c.Span, c.Value)
 	x.claims = append(x.claims, c)
 }

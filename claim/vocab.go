@@ -38,6 +38,8 @@ var Metrics = []Metric{
 	{Name: "bookings", Class: Financial, Unit: Currency, Phrases: []string{"bookings", "total bookings"}},
 	{Name: "debt", Class: Financial, Unit: Currency, Phrases: []string{"debt", "net debt", "borrowings", "total debt", "drawn"}},
 	{Name: "capex", Class: Financial, Unit: Currency, Phrases: []string{"capital expenditure", "capex"}},
+	// Named so that "cost of sales" is not read as sales.
+	{Name: "cost_of_sales", Class: Financial, Unit: Currency, Phrases: []string{"cost of sales", "cost of revenue", "cost of revenues", "cost of goods sold", "cogs"}},
 	{Name: "customers", Class: Operational, Unit: Count, Phrases: []string{"customers", "clients", "customer count", "number of customers", "paying customers"}},
 	{Name: "churn_rate", Class: Operational, Unit: Percent, Phrases: []string{"churn", "churn rate", "customer churn", "logo churn", "revenue churn"}},
 	{Name: "net_revenue_retention", Class: Operational, Unit: Percent, Phrases: []string{"net revenue retention", "net dollar retention", "net retention", "nrr", "ndr"}},
