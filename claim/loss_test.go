@@ -19,3 +19,14 @@ func TestALossIsANegativeProfit(t *testing.T) {
 		}
 	}
 }
+
+func TestPartOfYearColumns(t *testing.T) {
+	for _, c := range []struct{ h, p, want string }{
+		{"Q1", "FY2024", "Q1-2024"}, {"Second quarter", "FY2024", "Q2-2024"}, {"H2", "FY2025", "H2-2025"},
+		{"March", "FY2024", "2024-03"}, {"Q1", "", ""}, {"Total", "FY2024", ""},
+	} {
+		if got := partOfYear(c.h, c.p); got != c.want {
+			t.Errorf("partOfYear(%q, %q) = %q, want %q", c.h, c.p, got, c.want)
+		}
+	}
+}

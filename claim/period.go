@@ -151,3 +151,33 @@ func previousYear(p string) string {
 }
 
 var yearRE = regexp.MustCompile(`(?:19|20)\d{2}`)
+
+var (
+	bareQuarterRE = regexp.MustCompile(`(?i)^\s*(?:q([1-4])|([1-4])(?:st|nd|rd|th)\s+quarter|(first|second|third|fourth)\s+quarter)\s*$`)
+	bareHalfRE    = regexp.MustCompile(`(?i)^\s*(?:h([12])|(first|second)\s+half)\s*$`)
+	ordinal       = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4"}
+	monthNumber   = map[string]string{"jan": "01", "january": "01", "feb": "02", "february": "02", "mar": "03", "march": "03", "apr": "04", "april": "04",
+		"may": "05", "jun": "06", "june": "06", "jul": "07", "july": "07", "aug": "08", "august": "08", "sep": "09", "sept": "09", "september": "09",
+		"oct": "10", "october": "10", "nov": "11", "november": "11", "dec": "12", "december": "12"}
+)
+
+// partOfYear reads a column header that names a part of a year without
+// the year ("Q1", "H2", "March") within a table whose period says the
+// year: "Q1" under FY2024 is "Q1-2024". It returns "" otherwise.
+func partOfYear(header, tablePeriod string) string {
+	year := yearRE.FindString(tablePeriod)
+	if year == "" {
+		return ""
+	}
+	if m := bareQuarterRE.FindStringSubmatch(header); m != nil {
+		q := m[1] + m[2] + ordinal[strings.ToLower(m[3])]
+		return "Q" + q + "-" + year
+	}
+	if m := bareHalfRE.FindStringSubmatch(header); m != nil {
+		return "H" + m[1] + ordinal[strings.ToLower(m[2])] + "-" + year
+	}
+	if n, ok := monthNumber[strings.ToLower(strings.Trim(strings.TrimSpace(header), "."))]; ok {
+		return year + "-" + n
+	}
+	return ""
+}

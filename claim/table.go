@@ -212,6 +212,9 @@ func (x *extractor) table(i int) {
 			}
 			v.Period = NormalizePeriod(ch)
 			if v.Period == "" {
+				v.Period = partOfYear(ch, tPeriod)
+			}
+			if v.Period == "" {
 				v.Period = NormalizePeriod(rowHead)
 			}
 			if v.Period == "" {
