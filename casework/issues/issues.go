@@ -43,7 +43,7 @@ type Spec struct {
 }
 
 // Area is an area a text raises, with its score in [0, 1) and the signals
-// that matched, in the order of the taxonomy's phrases sorted.
+// that matched, sorted.
 type Area struct {
 	ID      string   `json:"id"`
 	Name    string   `json:"name"`
