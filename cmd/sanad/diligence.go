@@ -22,8 +22,10 @@ import (
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/memory"
 	"github.com/sanadhq/sanad/parse"
+	"github.com/sanadhq/sanad/playbook/deal"
 	"github.com/sanadhq/sanad/playbook/debate"
 	"github.com/sanadhq/sanad/policy"
+	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/runs"
 )
 
@@ -505,5 +507,64 @@ artifacts, the export and its verification).`,
 		},
 	})
 	c.Flags().IntVar(&rounds, "rounds", 3, "how many times the diligence runs")
+	return c
+}
+
+func (a *app) debateCommand() *cobra.Command {
+	show := a.runsShowCommand()
+	show.Short = "Show a debate run: each round's steps, the outputs heard and the memo"
+	resume := a.runsResumeCommand()
+	resume.Short = "Resume a debate that stopped before its end, at the step after its last checkpoint"
+	return group("debate", "The due-diligence debate as a resumable workflow", a.debateRunCommand(), show, resume)
+}
+
+func (a *app) debateRunCommand() *cobra.Command {
+	var tenant, asOf string
+	c := a.jsonFlag(&cobra.Command{
+		Use:   "run DEAL_DIR",
+		Short: "Run the due-diligence debate of a deal as a workflow: analysis, rounds, memo",
+		Long: `Runs the debate playbook over DEAL_DIR: the arbiter reads the data room once (a recorded tool
+call, so a resume or a replay reads it back), each round is one step per role (advocate, sanad
+breaker, contradiction finder, risk officer, arbiter), every output passes the Muḥāsabah gate as
+a recorded call (a rejection fails the run), rounds after the stop are not heard, and the last
+step writes the memo. A crashed run resumes with sanad debate resume RUN, re-running no round.`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			dir, err := filepath.Abs(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			m, err := diligence.ReadManifest(dir)
+			if err != nil {
+				return usageError{err}
+			}
+			r, err := a.openRunner(ctx, runnerOptions{NoModels: true}, deal.Name)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			res, err := r.Run(ctx, deal.Name, deal.Input{Dir: dir, AsOf: asOf}, runner.Options{Scope: sanad.Scope{Tenant: tenant, Case: caseName(m.Name)}, Caller: "cli", Reason: "sanad debate run"})
+			if err != nil {
+				return err
+			}
+			if err := res.Err(); err != nil {
+				return failure{err}
+			}
+			var memo diligence.Memo
+			if err := json.Unmarshal(res.Outputs["memo"], &memo); err != nil {
+				return failure{sanad.Wrap(err, sanad.CodeInternal, "debate", "the memo of run "+res.Run)}
+			}
+			memo.Run, memo.Trace = res.Run, res.Trace
+			if a.jsonOut {
+				return a.printJSON(memo)
+			}
+			fmt.Fprint(a.stdout, memo.Markdown())
+			fmt.Fprintf(a.stdout, "\nDebate run %s: %d steps; sanad debate show %s\n", res.Run, len(res.Outputs), res.Run)
+			return nil
+		},
+	})
+	c.Flags().StringVar(&tenant, "tenant", "default", "tenant the deal belongs to")
+	c.Flags().StringVar(&asOf, "as-of", "", "analyse the evidence known by this date (YYYY-MM-DD)")
 	return c
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/playbook"
+	"github.com/sanadhq/sanad/playbook/deal"
 	"github.com/sanadhq/sanad/playbook/rag"
 	"github.com/sanadhq/sanad/policy"
 	"github.com/sanadhq/sanad/runner"
@@ -76,6 +77,15 @@ func (a *app) openRunner(ctx context.Context, opt runnerOptions, want ...string)
 // registerAll registers those of pbs named in want, with opt's agents and
 // policy.
 func (a *app) registerAll(r *runner.Runner, opt runnerOptions, pbs []*playbook.Playbook, want []string) error {
+	if contains(want, deal.Name) {
+		pb, err := deal.New()
+		if err != nil {
+			return err
+		}
+		if err := r.Register(pb); err != nil {
+			return err
+		}
+	}
 	if contains(want, rag.Name) {
 		emb, err := a.embedder(opt.ModelConfig)
 		if err != nil {
@@ -182,7 +192,7 @@ func builtinNames() []string {
 	for i, f := range files {
 		names[i] = strings.TrimSuffix(filepath.Base(f), ".yaml")
 	}
-	return append(names, rag.Name)
+	return append(names, rag.Name, deal.Name)
 }
 
 // isNotExist reports whether err says a file does not exist.

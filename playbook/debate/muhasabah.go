@@ -39,14 +39,14 @@ type Violation struct {
 // Evidence is what the enforcer knows of the claims and calcs an output may
 // cite: each claim's grade ("A"–"D") and whether one source alone carries it.
 type Evidence struct {
-	Claims map[string]ClaimInfo
-	Calcs  map[string]bool
+	Claims map[string]ClaimInfo `json:"claims"`
+	Calcs  map[string]bool      `json:"calcs"`
 }
 
 // ClaimInfo is what the enforcer knows of one claim.
 type ClaimInfo struct {
-	Grade string
-	Ahad  bool
+	Grade string `json:"grade"`
+	Ahad  bool   `json:"ahad"`
 }
 
 // Weak reports whether a claim is graded below A or carried by one source.

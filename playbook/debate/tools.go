@@ -133,6 +133,16 @@ type Journal struct {
 	Gates *gate.Service
 }
 
+// Reject records a Muḥāsabah rejection in the run that asked for the check.
+func (j *Journal) Reject(ctx context.Context, run string, r Rejection) error {
+	h, err := j.attach(ctx, run, false)
+	if err != nil {
+		return err
+	}
+	_, err = h.Append(ctx, TypeMuhasabahRejected, "", r, nil)
+	return err
+}
+
 // attach returns a handle on the run id, or on the run it runs under when
 // parent is set: where a gate must wait, since a tool's own run ends with
 // the call.

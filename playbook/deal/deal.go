@@ -1,0 +1,256 @@
+// Package deal is the due-diligence debate as a workflow (seed 000): the
+// arbiter reads the deal's data room once through the deal.analyze tool
+// (its result recorded, so a resume or a replay reads it back instead of
+// reading the files again), then each round is one step per role, in the
+// order a round hears them, and every role's output passes the Muḥāsabah
+// gate as a recorded muhasabah.check call; a rejection is a
+// muhasabah.rejected event and fails the run (the gate is fail-closed).
+// The last step is the memo. A crashed debate resumes at the step after
+// its last checkpoint, re-running no round.
+package deal
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/agent"
+	"github.com/sanadhq/sanad/diligence"
+	"github.com/sanadhq/sanad/playbook"
+	"github.com/sanadhq/sanad/playbook/debate"
+	"github.com/sanadhq/sanad/policy"
+	"github.com/sanadhq/sanad/tool"
+	"github.com/sanadhq/sanad/workflow"
+)
+
+// Name is the playbook's name.
+const Name = "debate"
+
+// Tools of the playbook.
+const (
+	ToolAnalyze = "deal.analyze"
+	ToolCheck   = "muhasabah.check"
+)
+
+// Tasks of the steps.
+const (
+	taskAnalyze = "Read the data room and analyse it"
+	taskMemo    = "Write the decision memo"
+)
+
+//go:embed policy/*.yaml
+var policyFiles embed.FS
+
+// Input is the input of a debate run.
+type Input struct {
+	// Dir is the deal's folder (absolute), holding deal.yaml.
+	Dir string `json:"dir"`
+	// AsOf replaces the manifest's as_of date when set.
+	AsOf string `json:"as_of,omitempty"`
+}
+
+// Analysis is what deal.analyze returns: the memo, every role's output of
+// every round, and what the gate knows of the evidence.
+type Analysis struct {
+	Memo     diligence.Memo  `json:"memo"`
+	Outputs  []debate.Output `json:"outputs"`
+	Evidence debate.Evidence `json:"evidence"`
+	Rounds   int             `json:"rounds"`
+}
+
+// Heard is a role's step output: its output, or why it was not heard (the
+// debate stopped before the round).
+type Heard struct {
+	Round  int            `json:"round"`
+	Role   string         `json:"role"`
+	Heard  bool           `json:"heard"`
+	Reason string         `json:"reason,omitempty"`
+	Output *debate.Output `json:"output,omitempty"`
+}
+
+// New returns the debate playbook.
+func New() (*playbook.Playbook, error) {
+	sub, err := fs.Sub(policyFiles, "policy")
+	if err != nil {
+		return nil, err
+	}
+	pol, err := policy.LoadFS(sub)
+	if err != nil {
+		return nil, err
+	}
+	var agents []agent.Profile
+	nodes := map[string]playbook.NodeFunc{}
+	for _, role := range debate.Roles {
+		tools := []string{ToolCheck}
+		if role == debate.RoleArbiter {
+			tools = append(tools, ToolAnalyze)
+		}
+		id := agentID(role)
+		agents = append(agents, agent.Profile{ID: id, Name: strings.ReplaceAll(role, "_", " "), Role: role, ModelClass: "none",
+			Description:    "The " + strings.ReplaceAll(role, "_", " ") + " of the due-diligence debate (seed 000 §2.2).",
+			PermittedTools: tools, Enabled: true, Version: "1.0.0"})
+		nodes[id] = func(p agent.Profile) agent.Node {
+			return agent.Func(p, func(ctx context.Context, in agent.Input) (agent.Output, error) { return act(ctx, p.Role, in) })
+		}
+	}
+	return &playbook.Playbook{
+		Name: Name, Description: "The due-diligence debate of a deal's data room, round by round, every output through the Muḥāsabah gate.",
+		Agents: agents, Nodes: nodes, Policy: pol, Workflow: Definition(diligence.MaxRounds),
+		Toolkit: func(env playbook.Env) ([]tool.Spec, error) {
+			if env.Home == nil {
+				return nil, sanad.Errorf(sanad.CodeInvalidInput, "deal", "the debate playbook needs a home")
+			}
+			return tools(&debate.Journal{Runs: env.Home.DB, Recorder: env.Home.Runs}), nil
+		},
+	}, nil
+}
+
+// Definition is the debate's workflow: analyze, then rounds × roles, then
+// the memo, each step after the one before.
+func Definition(rounds int) *workflow.Definition {
+	d := &workflow.Definition{Name: Name, Version: "1.0.0", Agent: agentID(debate.RoleArbiter),
+		Description: "Analyse a deal's data room, hear each role round by round, and write the memo."}
+	d.Steps = append(d.Steps, workflow.Step{ID: "analyze", Agent: agentID(debate.RoleArbiter), Task: taskAnalyze})
+	prev := "analyze"
+	for r := 1; r <= rounds; r++ {
+		for _, role := range debate.Roles {
+			id := fmt.Sprintf("r%d-%s", r, strings.ReplaceAll(role, "_", "-"))
+			d.Steps = append(d.Steps, workflow.Step{ID: id, Agent: agentID(role), Task: fmt.Sprintf("Round %d", r), DependsOn: dedupe("analyze", prev)})
+			prev = id
+		}
+	}
+	d.Steps = append(d.Steps, workflow.Step{ID: "memo", Agent: agentID(debate.RoleArbiter), Task: taskMemo, DependsOn: dedupe("analyze", prev)})
+	return d
+}
+
+// agentID is the agent id of a role: the seed's role names use '_', agent
+// ids '-'.
+func agentID(role string) string { return strings.ReplaceAll(role, "_", "-") }
+
+func dedupe(a, b string) []string {
+	if a == b {
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+// act is every role's node: the arbiter's analysis and memo, and each
+// role's output of a round through the gate.
+func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
+	switch {
+	case in.Task == taskAnalyze:
+		raw, err := in.Tools.Call(ctx, ToolAnalyze, in.Input)
+		if err != nil {
+			return agent.Output{}, err
+		}
+		return agent.Output{Content: raw, Summary: "the data room analysed"}, nil
+	case in.Task == taskMemo:
+		a, err := analysis(in)
+		if err != nil {
+			return agent.Output{}, err
+		}
+		raw, err := json.Marshal(a.Memo)
+		if err != nil {
+			return agent.Output{}, err
+		}
+		return agent.Output{Content: raw, Summary: a.Memo.Recommendation + " (" + a.Memo.StopReason + ")"}, nil
+	}
+	var round int
+	if _, err := fmt.Sscanf(in.Task, "Round %d", &round); err != nil {
+		return agent.Output{}, sanad.Errorf(sanad.CodeInvalidInput, "deal", "unknown task %q", in.Task)
+	}
+	a, err := analysis(in)
+	if err != nil {
+		return agent.Output{}, err
+	}
+	h := Heard{Round: round, Role: me}
+	for i := range a.Outputs {
+		if a.Outputs[i].Role == me && a.Outputs[i].RoundNumber == round {
+			h.Output = &a.Outputs[i]
+		}
+	}
+	if h.Output == nil {
+		h.Reason = fmt.Sprintf("the debate stopped after round %d: %s", a.Rounds, a.Memo.StopReason)
+		raw, _ := json.Marshal(h)
+		return agent.Output{Content: raw, Summary: "not heard: " + h.Reason}, nil
+	}
+	check, err := json.Marshal(map[string]any{"output": h.Output, "evidence": a.Evidence})
+	if err != nil {
+		return agent.Output{}, err
+	}
+	if _, err := in.Tools.Call(ctx, ToolCheck, check); err != nil {
+		return agent.Output{}, err
+	}
+	h.Heard = true
+	raw, err := json.Marshal(h)
+	if err != nil {
+		return agent.Output{}, err
+	}
+	return agent.Output{Content: raw, Summary: fmt.Sprintf("round %d heard, %d claims cited", round, len(h.Output.ClaimRefs))}, nil
+}
+
+func analysis(in agent.Input) (Analysis, error) {
+	var a Analysis
+	raw, ok := in.Inputs["analyze"]
+	if !ok {
+		return a, sanad.Errorf(sanad.CodeInvalidInput, "deal", "the output of step analyze is missing")
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, sanad.Wrap(err, sanad.CodeInvalidInput, "deal", "the analysis")
+	}
+	return a, nil
+}
+
+// tools returns deal.analyze and muhasabah.check; a rejection is recorded
+// through j on the run of the role that was refused.
+func tools(j *debate.Journal) []tool.Spec {
+	obj := json.RawMessage(`{"type":"object"}`)
+	return []tool.Spec{
+		{
+			Name: ToolAnalyze, Description: "Read a deal's data room (deal.yaml and its documents), extract and chain its claims, run the roles' analysis and write the memo.",
+			InputSchema:  json.RawMessage(`{"type":"object","required":["dir"],"properties":{"dir":{"type":"string","minLength":1,"maxLength":4096},"as_of":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}}}`),
+			OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectNone, Idempotent: true,
+			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
+				var in Input
+				if err := json.Unmarshal(c.Input, &in); err != nil {
+					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolAnalyze, "input")
+				}
+				d, err := diligence.LoadAsOf(ctx, in.Dir, in.AsOf)
+				if err != nil {
+					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolAnalyze, "the data room")
+				}
+				f := diligence.Analyze(d)
+				memo, err := diligence.BuildMemo(d, f)
+				if err != nil {
+					return nil, err
+				}
+				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: diligence.Evidence(d, f), Rounds: max(len(f.Rounds), 1)})
+			},
+		},
+		{
+			Name: ToolCheck, Description: "Pass a role's output through the Muḥāsabah gate (seed 000 §7); a rejection is recorded and refuses the output.",
+			InputSchema:  json.RawMessage(`{"type":"object","required":["output","evidence"],"properties":{"output":{"type":"object"},"evidence":{"type":"object"}}}`),
+			OutputSchema: obj, Risk: "check", SideEffect: tool.SideEffectInternal, Idempotent: true,
+			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
+				var in struct {
+					Output   debate.Output   `json:"output"`
+					Evidence debate.Evidence `json:"evidence"`
+				}
+				if err := json.Unmarshal(c.Input, &in); err != nil {
+					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolCheck, "input")
+				}
+				err := debate.Gate(in.Output, in.Evidence, func(r debate.Rejection) error {
+					return j.Reject(ctx, c.Run, r)
+				})
+				if err != nil {
+					return nil, err
+				}
+				return json.Marshal(map[string]any{"passed": true, "agent_id": in.Output.AgentID, "round_number": in.Output.RoundNumber})
+			},
+		},
+	}
+}

@@ -1,0 +1,159 @@
+package deal_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/diligence"
+	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/playbook/deal"
+	"github.com/sanadhq/sanad/runner"
+	"github.com/sanadhq/sanad/workflow"
+)
+
+var dealScope = sanad.Scope{Tenant: "fund", Case: "orrery"}
+
+func open(t *testing.T, dir string, crash func(string)) *runner.Runner {
+	t.Helper()
+	r, err := runner.Open(context.Background(), runner.Config{Dir: dir, Crash: crash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := deal.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(pb); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func input(t *testing.T) deal.Input {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "deals", "09-orrery-health"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deal.Input{Dir: dir}
+}
+
+func memoOf(t *testing.T, res runner.Result) diligence.Memo {
+	t.Helper()
+	var m diligence.Memo
+	if err := json.Unmarshal(res.Outputs["memo"], &m); err != nil {
+		t.Fatalf("memo: %v", err)
+	}
+	return m
+}
+
+func calls(t *testing.T, r *runner.Runner, trace, tool string) int {
+	t.Helper()
+	evs, err := r.Home().Ledger.Events(context.Background(), trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == "tool.completed" && strings.Contains(string(ev.Body), `"tool":"`+tool+`"`) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestD19_DebateRoundsAreStepsEveryOutputGated: the debate of a deal whose
+// deck overstates revenue runs as a workflow: the analysis once, each
+// role's output of each round through a recorded Muḥāsabah check, the
+// rounds after the stop not heard, and the memo; a replay gives the same
+// memo, and the ledger verifies.
+func TestD19_DebateRoundsAreStepsEveryOutputGated(t *testing.T) {
+	r := open(t, t.TempDir(), nil)
+	defer r.Close()
+	res, err := r.Run(context.Background(), deal.Name, input(t), runner.Options{Scope: dealScope})
+	if err != nil || res.Err() != nil {
+		t.Fatalf("run: %v %v", err, res.Err())
+	}
+	m := memoOf(t, res)
+	if m.Recommendation != diligence.Decline || m.StopReason != "CRITICAL_DEFECT" {
+		t.Fatalf("memo: %s %s", m.Recommendation, m.StopReason)
+	}
+	heard := 0
+	for id, raw := range res.Outputs {
+		var h deal.Heard
+		if strings.HasPrefix(id, "r") && json.Unmarshal(raw, &h) == nil && h.Heard {
+			heard++
+		}
+	}
+	if heard == 0 || calls(t, r, res.Trace, deal.ToolCheck) != heard || calls(t, r, res.Trace, deal.ToolAnalyze) != 1 {
+		t.Fatalf("%d outputs heard, %d checks, %d analyses", heard, calls(t, r, res.Trace, deal.ToolCheck), calls(t, r, res.Trace, deal.ToolAnalyze))
+	}
+	if _, err := r.Home().Ledger.Verify(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := r.Replay(context.Background(), res.Run)
+	if err != nil || rep.Err() != nil {
+		t.Fatalf("replay: %v %v", err, rep.Err())
+	}
+	if memoOf(t, rep).Recommendation != m.Recommendation {
+		t.Fatal("the replay gave another memo")
+	}
+}
+
+// TestD19_CrashedDebateResumesToTheSameMemo kills the debate after a
+// round's step is checkpointed, resumes it in a new process, and gets the
+// memo of an uninterrupted run, with the data room read once.
+func TestD19_CrashedDebateResumesToTheSameMemo(t *testing.T) {
+	clean := open(t, t.TempDir(), nil)
+	want, err := clean.Run(context.Background(), deal.Name, input(t), runner.Options{Scope: dealScope})
+	clean.Close()
+	if err != nil || want.Err() != nil {
+		t.Fatal(err, want.Err())
+	}
+	dir := t.TempDir()
+	hits := 0
+	crashed := false
+	r := open(t, dir, func(p string) {
+		if p == workflow.PointAfterCheckpoint {
+			if hits++; hits == 3 {
+				crashed = true
+				runtime.Goexit()
+			}
+		}
+	})
+	done := make(chan struct{})
+	var runID string
+	go func() {
+		defer close(done)
+		res, _ := r.Run(context.Background(), deal.Name, input(t), runner.Options{Scope: dealScope})
+		runID = res.Run
+	}()
+	<-done
+	r.Close()
+	if !crashed {
+		t.Fatal("the debate did not crash")
+	}
+	r = open(t, dir, nil)
+	defer r.Close()
+	if runID == "" {
+		traces, err := ledger.WorkTraces(context.Background(), r.Home().DB)
+		if err != nil || len(traces) != 1 {
+			t.Fatalf("traces: %v %v", traces, err)
+		}
+		runID = traces[0]
+	}
+	res, err := r.Resume(context.Background(), runID)
+	if err != nil || res.Err() != nil {
+		t.Fatalf("resume: %v %v", err, res.Err())
+	}
+	if string(res.Outputs["memo"]) != string(want.Outputs["memo"]) {
+		t.Fatal("the resumed debate wrote another memo")
+	}
+	if n := calls(t, r, res.Trace, deal.ToolAnalyze); n != 1 {
+		t.Fatalf("the data room was analysed %d times", n)
+	}
+}
