@@ -9,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/sanadhq/sanad"
+	"github.com/sanadhq/sanad/agent"
 	"github.com/sanadhq/sanad/diligence"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/playbook/deal"
+	"github.com/sanadhq/sanad/playbook/debate"
 	"github.com/sanadhq/sanad/runner"
 	"github.com/sanadhq/sanad/workflow"
 )
@@ -155,5 +157,38 @@ func TestD19_CrashedDebateResumesToTheSameMemo(t *testing.T) {
 	}
 	if n := calls(t, r, res.Trace, deal.ToolAnalyze); n != 1 {
 		t.Fatalf("the data room was analysed %d times", n)
+	}
+}
+
+// TestD01_FiveRolesAreAgentNodes: the playbook's agents are the five roles
+// of seed 000 §2.2, each an agent node that executes a task and validates
+// its output.
+func TestD01_FiveRolesAreAgentNodes(t *testing.T) {
+	pb, err := deal.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]bool{}
+	for _, p := range pb.Agents {
+		roles[p.Role] = true
+		fn, ok := pb.Nodes[p.ID]
+		if !ok {
+			t.Fatalf("agent %s has no node", p.ID)
+		}
+		n := fn(p)
+		if n.Profile().Role != p.Role {
+			t.Errorf("node of %s has role %s", p.ID, n.Profile().Role)
+		}
+		if n.ValidateOutput(agent.Output{Content: json.RawMessage(`{"heard":true}`)}) != nil || n.ValidateOutput(agent.Output{Content: json.RawMessage(`{`)}) == nil {
+			t.Errorf("node of %s does not validate its output", p.ID)
+		}
+	}
+	for _, r := range debate.Roles {
+		if !roles[r] {
+			t.Errorf("no agent of role %s", r)
+		}
+	}
+	if len(pb.Agents) != 5 {
+		t.Errorf("%d agents, want 5", len(pb.Agents))
 	}
 }
