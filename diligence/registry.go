@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"sort"
+	"strings"
 
 	"github.com/sanadhq/sanad/claim"
 	"github.com/sanadhq/sanad/policy"
@@ -62,3 +63,23 @@ func Registry(d Deal) []RegistryRecord {
 	}
 	return out
 }
+
+// CaseID turns a deal's name into the id of its case: lower-case words
+// joined by hyphens ("Orrery Health" is orrery-health).
+func CaseID(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+// RegistryKey is the key of a document's record in a deal's registry.
+func RegistryKey(deal, document string) string { return CaseID(deal) + "/" + document }

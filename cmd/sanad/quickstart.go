@@ -20,6 +20,7 @@ import (
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/ledger"
+	"github.com/sanadhq/sanad/playbook/deal"
 	"github.com/sanadhq/sanad/playbook/rag"
 	"github.com/sanadhq/sanad/runner"
 )
@@ -185,7 +186,7 @@ func (a *app) quickstart(cmd *cobra.Command, h *home.Home) (quickstartResult, er
 	if len(qs.Answers) == 0 {
 		return qs, sanad.Errorf(sanad.CodeInternal, "quickstart", "the answer set has no sample question")
 	}
-	if err := a.quickstartDiligence(cmd, h, &qs, say); err != nil {
+	if err := a.quickstartDiligence(cmd, r, &qs, say); err != nil {
 		return qs, err
 	}
 	first := qs.Answers[0]
@@ -235,9 +236,10 @@ func writeCorpus(dir string) error {
 	})
 }
 
-// quickstartDiligence analyses the deal built into the binary whose deck
-// overstates revenue, and records its memo as a signed run.
-func (a *app) quickstartDiligence(cmd *cobra.Command, h *home.Home, qs *quickstartResult, say func(string, ...any)) error {
+// quickstartDiligence runs the debate of the deal built into the binary
+// whose deck overstates revenue, on runner r, and exports its record.
+func (a *app) quickstartDiligence(cmd *cobra.Command, r *runner.Runner, qs *quickstartResult, say func(string, ...any)) error {
+	h := r.Home()
 	dir := filepath.Join(h.Dir, "deals")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -245,30 +247,33 @@ func (a *app) quickstartDiligence(cmd *cobra.Command, h *home.Home, qs *quicksta
 	if err := os.CopyFS(dir, deals.Orrery); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	deal := filepath.Join(dir, "09-orrery-health")
-	d, err := diligence.Load(cmd.Context(), deal)
+	m, err := diligence.ReadManifest(filepath.Join(dir, "09-orrery-health"))
 	if err != nil {
 		return err
 	}
-	f := diligence.Analyze(d)
-	memo, err := diligence.BuildMemo(d, f)
+	pb, err := deal.New()
 	if err != nil {
 		return err
 	}
-	memoPath := filepath.Join(h.Dir, "exports", "memo-"+caseName(d.Manifest.Name)+".md")
-	if err := os.MkdirAll(filepath.Dir(memoPath), 0o755); err != nil {
+	if err := r.Register(pb); err != nil {
 		return err
 	}
-	bundlePath, err := recordDiligence(cmd, h, sanad.Scope{Tenant: "default", Case: caseName(d.Manifest.Name)}, d, f, &memo)
+	memo, res, err := runDebate(cmd.Context(), r, filepath.Join(dir, "09-orrery-health"), "", "default")
 	if err != nil {
 		return err
 	}
+	x, err := exportVerified(cmd, h, sanad.Scope{Tenant: "default", Case: diligence.CaseID(m.Name)}, res.Trace)
+	if err != nil {
+		return err
+	}
+	memoPath := filepath.Join(h.Dir, "exports", "memo-"+diligence.CaseID(m.Name)+".md")
 	if err := os.WriteFile(memoPath, []byte(memo.Markdown()), 0o644); err != nil {
 		return err
 	}
-	qs.Diligence = map[string]any{"deal": d.Manifest.Name, "recommendation": memo.Recommendation, "stop_reason": memo.StopReason,
-		"trace": memo.Trace, "memo": memoPath, "bundle": bundlePath}
-	say("Due diligence of %s (%d documents: deck, management accounts, audited statements …): %s, the debate stopped on %s.\n", d.Manifest.Company, len(d.Docs), memo.Recommendation, memo.StopReason)
+	qs.Diligence = map[string]any{"deal": m.Name, "recommendation": memo.Recommendation, "stop_reason": memo.StopReason,
+		"trace": memo.Trace, "memo": memoPath, "bundle": x.Path}
+	say("Due diligence of %s (%d documents: deck, management accounts, audited statements …): %s, the debate stopped on %s after %d steps.\n",
+		memo.Company, len(m.Documents), memo.Recommendation, memo.StopReason, len(res.Outputs))
 	for _, r := range memo.Reasons {
 		say("   %s\n", r.Text)
 	}

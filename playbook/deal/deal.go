@@ -19,7 +19,9 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/agent"
+	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/diligence"
+	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/playbook"
 	"github.com/sanadhq/sanad/playbook/debate"
 	"github.com/sanadhq/sanad/policy"
@@ -104,7 +106,7 @@ func New() (*playbook.Playbook, error) {
 			if env.Home == nil {
 				return nil, sanad.Errorf(sanad.CodeInvalidInput, "deal", "the debate playbook needs a home")
 			}
-			return tools(&debate.Journal{Runs: env.Home.DB, Recorder: env.Home.Runs}), nil
+			return tools(env.Home, pol), nil
 		},
 	}, nil
 }
@@ -205,15 +207,19 @@ func analysis(in agent.Input) (Analysis, error) {
 	return a, nil
 }
 
-// tools returns deal.analyze and muhasabah.check; a rejection is recorded
-// through j on the run of the role that was refused.
-func tools(j *debate.Journal) []tool.Spec {
+// tools returns deal.analyze, which also writes the deal's claim registry
+// (one record per document, through the WRITE_CLAIMS db_write lane, as
+// children of its call), and muhasabah.check, whose rejections are recorded
+// on the run that asked for the check.
+func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 	obj := json.RawMessage(`{"type":"object"}`)
+	j := &debate.Journal{Runs: h.DB, Recorder: h.Runs}
+	writer := &dbwrite.Writer{Policy: pol, Runs: h.Runs, Artifacts: h.Artifacts}
 	return []tool.Spec{
 		{
 			Name: ToolAnalyze, Description: "Read a deal's data room (deal.yaml and its documents), extract and chain its claims, run the roles' analysis and write the memo.",
 			InputSchema:  json.RawMessage(`{"type":"object","required":["dir"],"properties":{"dir":{"type":"string","minLength":1,"maxLength":4096},"as_of":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}}}`),
-			OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectNone, Idempotent: true,
+			OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectInternal, Idempotent: true,
 			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
 				var in Input
 				if err := json.Unmarshal(c.Input, &in); err != nil {
@@ -227,6 +233,24 @@ func tools(j *debate.Journal) []tool.Spec {
 				memo, err := diligence.BuildMemo(d, f)
 				if err != nil {
 					return nil, err
+				}
+				rec, err := h.DB.Run(ctx, c.Run)
+				if err != nil {
+					return nil, err
+				}
+				run, err := h.Runs.Attach(rec, "")
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range diligence.Registry(d) {
+					body, err := json.Marshal(r)
+					if err != nil {
+						return nil, err
+					}
+					if _, err := writer.Write(ctx, run, c.Principal, dbwrite.Request{Lane: diligence.Lane, Table: diligence.Table, Op: dbwrite.Upsert,
+						Key: diligence.RegistryKey(d.Manifest.Name, r.Document), Record: body}); err != nil {
+						return nil, err
+					}
 				}
 				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: diligence.Evidence(d, f), Rounds: max(len(f.Rounds), 1)})
 			},
