@@ -41,20 +41,37 @@ type RegistryRecord struct {
 }
 
 // Registry returns the registry records of a deal, one per document, in
-// manifest order, each claim graded as its chain says.
-func Registry(d Deal) []RegistryRecord {
+// manifest order, each claim graded as its chain says; with the claims its
+// analysis read itself (a sentence that states a risk), so that every
+// claim a role cites is in the registry.
+func Registry(d Deal, f Findings) []RegistryRecord {
 	graded := map[string]claim.Claim{}
 	for _, f := range d.Facts {
 		for _, c := range f.Claims {
 			graded[c.ID] = c
 		}
 	}
+	extra := map[string][]claim.Claim{}
+	inDocs := map[string]bool{}
+	for _, doc := range d.Docs {
+		for _, c := range doc.Claims {
+			inDocs[c.ID] = true
+		}
+	}
+	for id, c := range f.Claims {
+		if !inDocs[id] {
+			extra[c.Span.Document] = append(extra[c.Span.Document], c)
+		}
+	}
 	var out []RegistryRecord
 	for _, doc := range d.Docs {
 		r := RegistryRecord{Deal: d.Manifest.Name, Document: doc.File, Kind: doc.Kind, Version: doc.Version, Grade: doc.Source.Grade, Claims: []claim.Claim{}}
-		for _, c := range doc.Claims {
+		for _, c := range append(append([]claim.Claim{}, doc.Claims...), extra[doc.File]...) {
 			if g, ok := graded[c.ID]; ok {
 				c = g
+			}
+			if c.Grade == "" {
+				c.Grade = doc.Source.Grade
 			}
 			r.Claims = append(r.Claims, c)
 		}

@@ -36,6 +36,11 @@ const Name = "debate"
 const (
 	ToolAnalyze = "deal.analyze"
 	ToolCheck   = "muhasabah.check"
+	// ToolLookupClaim is seed 000's lookup_claim over the deal's claim
+	// registry as deal.analyze wrote it.
+	ToolLookupClaim = debate.ToolLookupClaim
+	// maxLookups is lookup_claim's limit per round (§6.2).
+	maxLookups = 20
 )
 
 // Tasks of the steps.
@@ -72,6 +77,9 @@ type Heard struct {
 	Heard  bool           `json:"heard"`
 	Reason string         `json:"reason,omitempty"`
 	Output *debate.Output `json:"output,omitempty"`
+	// LookedUp counts the claims the role looked up before its output
+	// went to the gate.
+	LookedUp int `json:"looked_up,omitempty"`
 }
 
 // New returns the debate playbook.
@@ -87,7 +95,7 @@ func New() (*playbook.Playbook, error) {
 	var agents []agent.Profile
 	nodes := map[string]playbook.NodeFunc{}
 	for _, role := range debate.Roles {
-		tools := []string{ToolCheck}
+		tools := []string{ToolCheck, ToolLookupClaim}
 		if role == debate.RoleArbiter {
 			tools = append(tools, ToolAnalyze)
 		}
@@ -180,6 +188,20 @@ func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
 		raw, _ := json.Marshal(h)
 		return agent.Output{Content: raw, Summary: "not heard: " + h.Reason}, nil
 	}
+	// The role looks up what it cites in the registry (§4.1), through the
+	// gateway, before its output goes to the gate.
+	seen := map[string]bool{}
+	for _, id := range append(append([]string{}, h.Output.ClaimRefs...), h.Output.Muhasabah.SupportedClaimIDs...) {
+		if seen[id] || len(seen) == maxLookups {
+			continue
+		}
+		seen[id] = true
+		arg, _ := json.Marshal(map[string]any{"claim_id": id, "include_sanad": true})
+		if _, err := in.Tools.Call(ctx, ToolLookupClaim, arg); err != nil {
+			return agent.Output{}, err
+		}
+		h.LookedUp++
+	}
 	check, err := json.Marshal(map[string]any{"output": h.Output, "evidence": a.Evidence})
 	if err != nil {
 		return agent.Output{}, err
@@ -242,7 +264,7 @@ func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 				if err != nil {
 					return nil, err
 				}
-				for _, r := range diligence.Registry(d) {
+				for _, r := range diligence.Registry(d, f) {
 					body, err := json.Marshal(r)
 					if err != nil {
 						return nil, err
@@ -253,6 +275,41 @@ func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 					}
 				}
 				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: diligence.Evidence(d, f), Rounds: max(len(f.Rounds), 1)})
+			},
+		},
+		{
+			Name: ToolLookupClaim, Description: "Retrieve a claim of the deal's registry by id, with its grade, verdict and source (seed 000 §4.1).",
+			InputSchema:  json.RawMessage(`{"type":"object","required":["claim_id"],"additionalProperties":false,"properties":{"claim_id":{"type":"string","minLength":1,"maxLength":128},"include_sanad":{"type":"boolean"},"include_evidence":{"type":"boolean"}}}`),
+			OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectNone, Idempotent: true,
+			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
+				var in struct {
+					ClaimID string `json:"claim_id"`
+				}
+				if err := json.Unmarshal(c.Input, &in); err != nil {
+					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolLookupClaim, "input")
+				}
+				rows, err := h.DB.Records(ctx, c.Principal.Scope, diligence.Table)
+				if err != nil {
+					return nil, err
+				}
+				for _, row := range rows {
+					data, err := h.Artifacts.Read(row.SHA256)
+					if err != nil {
+						return nil, sanad.Wrap(err, sanad.CodeIntegrity, ToolLookupClaim, "the record of "+row.Key)
+					}
+					var rec diligence.RegistryRecord
+					if err := json.Unmarshal(data, &rec); err != nil {
+						return nil, sanad.Wrap(err, sanad.CodeIntegrity, ToolLookupClaim, "the record of "+row.Key)
+					}
+					for _, cl := range rec.Claims {
+						if cl.ID == in.ClaimID {
+							return json.Marshal(map[string]any{"claim": cl, "sanad": map[string]any{
+								"grade": cl.Grade, "verdict": cl.Verdict, "cited_source": cl.CitedSource,
+								"source": map[string]any{"document": rec.Document, "kind": rec.Kind, "grade": rec.Grade}}})
+						}
+					}
+				}
+				return nil, sanad.Errorf(sanad.CodeClaimNotFound, ToolLookupClaim, "no claim %s in the registry of case %s", in.ClaimID, c.Principal.Scope.Case)
 			},
 		},
 		{

@@ -192,3 +192,41 @@ func TestD01_FiveRolesAreAgentNodes(t *testing.T) {
 		t.Errorf("%d agents, want 5", len(pb.Agents))
 	}
 }
+
+// TestD19_GDBSDebateCompletionThroughTheWorkflow runs every golden deal
+// through the debate workflow (each cited claim looked up, each output
+// through the recorded gate) and checks the stop reason its expected.json
+// names.
+func TestD19_GDBSDebateCompletionThroughTheWorkflow(t *testing.T) {
+	dirs, _ := filepath.Glob(filepath.Join("..", "..", "examples", "deals", "[0-9]*"))
+	if len(dirs) < 10 {
+		t.Fatalf("%d golden deals", len(dirs))
+	}
+	r := open(t, t.TempDir(), nil)
+	defer r.Close()
+	for _, dir := range dirs {
+		abs, _ := filepath.Abs(dir)
+		want, err := diligence.ReadExpected(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := diligence.ReadManifest(abs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Run(context.Background(), deal.Name, deal.Input{Dir: abs}, runner.Options{Scope: sanad.Scope{Tenant: "fund", Case: diligence.CaseID(m.Name)}})
+		if err != nil || res.Err() != nil {
+			t.Errorf("%s: %v %v", filepath.Base(dir), err, res.Err())
+			continue
+		}
+		if got := memoOf(t, res).StopReason; got != want.StopReason {
+			t.Errorf("%s: stopped on %s, want %s", filepath.Base(dir), got, want.StopReason)
+		}
+		if calls(t, r, res.Trace, deal.ToolLookupClaim) == 0 {
+			t.Errorf("%s: no claim looked up", filepath.Base(dir))
+		}
+	}
+	if _, err := r.Home().Ledger.Verify(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+}
