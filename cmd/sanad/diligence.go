@@ -114,9 +114,11 @@ the offline roles: the contradiction finder, the sanad breaker, the risk officer
 round by round until a stop condition (CONSENSUS, STABLE_DISSENT, EVIDENCE_EXHAUSTED,
 MAX_ROUNDS, CRITICAL_DEFECT). The memo (recommendation, key metrics, contradictions, defects,
 risks, challenges, dissent, open questions, sources) is checked so that every figure in it is in
-the span of a claim it cites or is a recorded calc, stored as artifacts of a signed run, and the
-run's trace is exported and verified. -o writes the Markdown; --json prints the memo's JSON.
-Exit 1 when the memo cannot be written (a figure that traces to nothing).`,
+the span of a claim it cites or is a recorded calc. It all runs as the debate workflow (see
+sanad debate run: resumable, every output through the Muḥāsabah gate, the claim registry written
+through its lane), and the run's trace is exported and verified. -o writes the Markdown; --json
+prints the memo's JSON. Exit 1 when the debate fails (a memo blocked by a figure that traces to
+nothing, an output the gate rejects).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
