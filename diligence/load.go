@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -152,7 +153,7 @@ func (d *Deal) Claim(id string) (claim.Claim, *Document, bool) {
 // read or used is a *ManifestError.
 func ReadManifest(dir string) (Manifest, error) {
 	path := filepath.Join(dir, ManifestFile)
-	raw, err := os.ReadFile(path)
+	raw, err := readBounded(path, MaxManifestBytes)
 	if err != nil {
 		return Manifest{}, &ManifestError{Path: path, Reason: err.Error()}
 	}
@@ -184,6 +185,26 @@ func ReadManifest(dir string) (Manifest, error) {
 		}
 	}
 	return m, nil
+}
+
+// MaxManifestBytes bounds deal.yaml and expected.json.
+const MaxManifestBytes = 1 << 20
+
+// readBounded reads path, refusing a file over max bytes.
+func readBounded(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes", filepath.Base(path), max)
+	}
+	return raw, nil
 }
 
 func kindNames() []string {
@@ -223,7 +244,7 @@ func LoadAsOf(ctx context.Context, dir, asOf string) (Deal, error) {
 	var all []claim.Claim
 	for _, md := range m.Documents {
 		path := filepath.Join(dir, md.File)
-		raw, err := os.ReadFile(path)
+		raw, err := readBounded(path, parse.MaxFileBytes)
 		if err != nil {
 			return Deal{}, fmt.Errorf("diligence: %s: %w", md.File, err)
 		}

@@ -3,7 +3,6 @@ package diligence
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 )
@@ -32,7 +31,7 @@ type ExpectedItem struct {
 
 // ReadExpected reads dir/expected.json.
 func ReadExpected(dir string) (Expected, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, ExpectedFile))
+	raw, err := readBounded(filepath.Join(dir, ExpectedFile), MaxManifestBytes)
 	if err != nil {
 		return Expected{}, fmt.Errorf("diligence: %w", err)
 	}
