@@ -157,13 +157,16 @@ func (c *corpus) question(text string) question {
 		}
 		q.percent = q.percent || percentNouns[lower]
 	}
-	switch {
-	case dateCue.MatchString(text):
-		q.want = dateAnswer
-	case nameCue.MatchString(text):
-		q.want = nameAnswer
-	case numberCue.MatchString(text):
-		q.want = numberAnswer
+	// The kind of answer is the one the question asks for first: "Who
+	// signed it, and when?" wants a name before a date.
+	first := len(text) + 1
+	for _, c := range []struct {
+		re   *regexp.Regexp
+		want answerType
+	}{{dateCue, dateAnswer}, {nameCue, nameAnswer}, {numberCue, numberAnswer}} {
+		if loc := c.re.FindStringIndex(text); loc != nil && loc[0] < first {
+			first, q.want = loc[0], c.want
+		}
 	}
 	return q
 }

@@ -284,6 +284,17 @@ var (
 
 const maxPhoneTokens = 7
 
+// notPhoneLabel names a number that is not a telephone number: a
+// registration, an account, a document's reference.
+var notPhoneLabel = regexp.MustCompile(`(?i)\b(company|registration|registered|reg\.?|account|acct\.?|invoice|order|reference|ref\.?|policy|contract|case|file|tax|vat|customer|member|serial|licen[cs]e|passport)\s*(number|no\.?|#|num\.?|id)?\s*[:#]?\s*$`)
+
+// labelledNotPhone reports whether the words just before byte s label what
+// follows as a number of another kind.
+func labelledNotPhone(text string, s int) bool {
+	from := max(s-40, 0)
+	return notPhoneLabel.MatchString(text[from:s])
+}
+
 func findPhones(d *Detector, text string, c *collector) {
 	for _, m := range c.matches(phoneRunRe, c.numberRuns()) {
 		toks := tokens(text, m[0], m[1])
@@ -308,6 +319,9 @@ func findPhones(d *Detector, text string, c *collector) {
 				}
 				if c.covered(s, e, 0.7) {
 					continue // a card, an IBAN or an address already holds it
+				}
+				if labelledNotPhone(text, s) {
+					continue // "company number 04812233", "invoice 2024-001234"
 				}
 				if !c.take() {
 					return

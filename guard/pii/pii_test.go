@@ -305,3 +305,25 @@ func ExampleRedact() {
 	// Mail [EMAIL_ADDRESS_1] or call [PHONE_NUMBER_1]; [EMAIL_ADDRESS_1] is best.
 	// true
 }
+
+func TestR01_LabelledNumbersAreNotPhones(t *testing.T) {
+	d, err := pii.New(pii.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		"a company registered in England with company number 04812233": false,
+		"please pay invoice 2024-001234 by Friday":                     false,
+		"Account No: 2025550143 at the bank":                           false,
+		"Call me on +44 20 7946 0958 or 020 7946 0958 before noon":     true,
+		"Our switchboard: (415) 555-0132":                              true,
+	} {
+		got := false
+		for _, e := range d.Find(text) {
+			got = got || e.Type == pii.TypePhone
+		}
+		if got != want {
+			t.Errorf("%q: phone found %v, want %v", text, got, want)
+		}
+	}
+}
