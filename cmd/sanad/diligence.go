@@ -122,15 +122,11 @@ nothing, an output the gate rejects).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			r, err := a.openRunner(ctx, runnerOptions{NoModels: true}, deal.Name)
+			r, memo, res, err := a.debate(ctx, args[0], asOf, tenant)
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			memo, res, err := runDebate(ctx, r, args[0], asOf, tenant)
-			if err != nil {
-				return err
-			}
 			x, err := exportVerified(cmd, r.Home(), sanad.Scope{Tenant: tenant, Case: diligence.CaseID(memo.Deal)}, res.Trace)
 			if err != nil {
 				return err
@@ -440,15 +436,11 @@ step writes the memo. A crashed run resumes with sanad debate resume RUN, re-run
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			r, err := a.openRunner(ctx, runnerOptions{NoModels: true}, deal.Name)
+			r, memo, res, err := a.debate(ctx, args[0], asOf, tenant)
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			memo, res, err := runDebate(ctx, r, args[0], asOf, tenant)
-			if err != nil {
-				return err
-			}
 			if a.jsonOut {
 				return a.printJSON(memo)
 			}
@@ -460,6 +452,21 @@ step writes the memo. A crashed run resumes with sanad debate resume RUN, re-run
 	c.Flags().StringVar(&tenant, "tenant", "default", "tenant the deal belongs to")
 	c.Flags().StringVar(&asOf, "as-of", "", "analyse the evidence known by this date (YYYY-MM-DD)")
 	return c
+}
+
+// debate opens a runner over the home with the debate playbook and runs it
+// over the deal in dir; the caller closes the runner.
+func (a *app) debate(ctx context.Context, dir, asOf, tenant string) (*runner.Runner, diligence.Memo, runner.Result, error) {
+	r, err := a.openRunner(ctx, runnerOptions{NoModels: true}, deal.Name)
+	if err != nil {
+		return nil, diligence.Memo{}, runner.Result{}, err
+	}
+	memo, res, err := runDebate(ctx, r, dir, asOf, tenant)
+	if err != nil {
+		r.Close()
+		return nil, memo, res, err
+	}
+	return r, memo, res, nil
 }
 
 // runDebate runs the debate playbook over the deal in dir on r and returns

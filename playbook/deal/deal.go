@@ -249,7 +249,7 @@ func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 				}
 				d, err := diligence.LoadAsOf(ctx, in.Dir, in.AsOf)
 				if err != nil {
-					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolAnalyze, "the data room")
+					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolAnalyze, "the data room: "+err.Error())
 				}
 				f := diligence.Analyze(d)
 				memo, err := diligence.BuildMemo(d, f)
