@@ -241,7 +241,7 @@ func (g *Gateway) Call(ctx context.Context, parent *runs.Run, p policy.Principal
 	if c.scope == (sanad.Scope{}) {
 		c.scope = parent.Record.Scope
 	}
-	d := g.cfg.Policy.Decide(p, policy.ToolCall(req.Tool), policy.Resource{Scope: c.scope, Fields: req.Fields, Tags: req.Tags})
+	d := c.authorize()
 	if !d.Allow {
 		return c.refuse(StageAuthorize, sanad.CodePolicyDenied, string(d.Rule), d.Reason, c.decision(false, string(d.Rule), d.Reason))
 	}
@@ -256,6 +256,49 @@ func (g *Gateway) Call(ctx context.Context, parent *runs.Run, p policy.Principal
 	}
 	// 5–8. Approval, execution, recording.
 	return c.execute(ctx, d)
+}
+
+// authorize judges the call: by its tool's lane when it has one (and by
+// the tool matrix too when tools.yaml names the tool), else by the tool
+// matrix. Deny wins.
+func (c *call) authorize() policy.Decision {
+	pol, req := c.g.cfg.Policy, &c.req
+	lane := c.e.spec.Lane
+	if lane == "" {
+		return pol.Decide(c.p, policy.ToolCall(req.Tool), policy.Resource{Scope: c.scope, Fields: req.Fields, Tags: req.Tags})
+	}
+	d := pol.Decide(c.p, policy.LaneAction(lane, req.Tool), policy.Resource{Scope: c.scope, Fields: c.laneFields(lane), Tags: req.Tags})
+	if !d.Allow {
+		return d
+	}
+	if _, named := pol.Tool(req.Tool); named {
+		return pol.Decide(c.p, policy.ToolCall(req.Tool), policy.Resource{Scope: c.scope, Fields: req.Fields, Tags: req.Tags})
+	}
+	return d
+}
+
+// laneFields are the scope fields a lane call provides: the run it is made
+// in, its case, the request's fields, and the input's top-level string
+// arguments named as the lane's required scope fields.
+func (c *call) laneFields(lane string) map[string]string {
+	fields := map[string]string{}
+	if l, ok := c.g.cfg.Policy.Lane(lane); ok {
+		for _, name := range l.RequiredScope {
+			if v, ok := c.tree[name].(string); ok && v != "" {
+				fields[name] = v
+			}
+		}
+	}
+	for k, v := range c.req.Fields {
+		fields[k] = v
+	}
+	// A case_id the caller gives must agree with the call's case (policy
+	// refuses a mismatch); the run is always the one the call is made in.
+	if _, given := fields["case_id"]; !given && c.scope.Case != "" {
+		fields["case_id"] = c.scope.Case
+	}
+	fields["run_id"] = c.parent.Record.ID
+	return fields
 }
 
 // Approval returns the approval a call of the tool name needs under the

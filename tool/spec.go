@@ -101,6 +101,14 @@ type Spec struct {
 	// nothing is loaded from files or the network.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
+	// Lane, when set, is the lane of lanes.yaml the tool acts through
+	// (seed 001 §5): a call is then judged by the lane (its callers, the
+	// tool's name among its actions, its required scope fields and
+	// prohibitions) and, when tools.yaml names the tool, by the tool
+	// matrix too. The scope fields come from the request's Fields, the
+	// parent run (run_id, case_id) and the input's top-level string
+	// arguments of the same names.
+	Lane string
 	// Risk is the tool's risk class. tools.yaml, when it declares the tool,
 	// says the class that is recorded.
 	Risk string
