@@ -65,3 +65,12 @@ func containsWord(s, v string) bool {
 		i = a + 1
 	}
 }
+
+func BenchmarkRedact1MB(b *testing.B) {
+	text := strings.Repeat(letter+"\n", (1<<20)/len(letter))
+	r := &redact.Redactor{Profile: redact.Profiles()[redact.ProfileDiscovery], Parties: parties, Organisations: organisations}
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		r.Redact(text)
+	}
+}

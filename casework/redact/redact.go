@@ -178,9 +178,10 @@ type span struct {
 // placeholder, and the number of replacements by type (TypeParty for
 // names). Once a value has been found, every other occurrence of it that
 // stands as a word of its own is replaced too, even where the detector did
-// not see it. The output depends only on the text and the Redactor's
-// settings. Where entities overlap, their union is replaced once, counted
-// under the type of the first.
+// not see it. A replacement covers whole words: an entity that starts or
+// ends inside a word takes the word with it. The output depends only on
+// the text and the Redactor's settings. Where entities overlap, their
+// union is replaced once, counted under the type of the first.
 //
 // If the detector cannot be built (an unknown type in a Profile not loaded
 // by LoadProfiles), Redact replaces the whole text and counts it as
@@ -194,6 +195,12 @@ func (r *Redactor) Redact(text string) (out string, counts map[string]int) {
 	}
 	var spans []span
 	values := map[string]string{} // value → type
+	// Names first: a span found both ways counts as a party's name.
+	if r.names != nil {
+		for _, m := range r.names.Find(text) {
+			spans = append(spans, span{m.Start, m.End, TypeParty})
+		}
+	}
 	if r.detector != nil {
 		for off, chunk := range chunks(text) {
 			for _, e := range r.detector.Find(chunk) {
@@ -207,12 +214,7 @@ func (r *Redactor) Redact(text string) (out string, counts map[string]int) {
 			}
 		}
 	}
-	if r.names != nil {
-		for _, m := range r.names.Find(text) {
-			spans = append(spans, span{m.Start, m.End, TypeParty})
-		}
-	}
-	out = r.replace(text, merge(spans), counts)
+	out = r.replace(text, merge(wholeWords(text, spans)), counts)
 	// Every other standalone occurrence of a value found, longest first.
 	vs := make([]string, 0, len(values))
 	for v := range values {
@@ -264,6 +266,32 @@ func (r *Redactor) replace(text string, spans []span, counts map[string]int) str
 	}
 	b.WriteString(text[last:])
 	return b.String()
+}
+
+// wholeWords widens each span that starts or ends inside a word to the
+// whole word, so that no fragment of a replaced word is left beside the
+// placeholder to form a name with its neighbour.
+func wholeWords(text string, spans []span) []span {
+	for i, s := range spans {
+		for s.start > 0 {
+			r, size := utf8.DecodeLastRuneInString(text[:s.start])
+			first, _ := utf8.DecodeRuneInString(text[s.start:])
+			if !alnum(r) || !alnum(first) {
+				break
+			}
+			s.start -= size
+		}
+		for s.end < len(text) {
+			r, size := utf8.DecodeRuneInString(text[s.end:])
+			last, _ := utf8.DecodeLastRuneInString(text[:s.end])
+			if !alnum(r) || !alnum(last) {
+				break
+			}
+			s.end += size
+		}
+		spans[i] = s
+	}
+	return spans
 }
 
 // merge sorts spans and joins overlapping ones; a joined span keeps the
