@@ -170,7 +170,7 @@ func detect(name string, data []byte) string {
 	switch {
 	case bytes.HasPrefix(head, []byte("WEBVTT")):
 		return FormatVTT
-	case len(head) > 0 && (head[0] == '{' || head[0] == '['):
+	case len(head) > 0 && head[0] == '{':
 		return FormatJSON
 	case looksLikeSRT(head):
 		return FormatSRT
