@@ -76,18 +76,21 @@ func ExtractEntities(t Transcript) []Entity {
 			}
 		}
 	}
-	for _, m := range surnames {
-		match := -1
-		for i, e := range out {
-			if e.Kind == TypePerson && strings.HasSuffix(e.Normalized, " "+m.normalized) {
-				if match >= 0 {
-					match = -2 // two people of that surname: do not guess
-					break
-				}
-				match = i
-			}
+	bySurname := map[string]int{} // index in out, -1 for two people of that surname
+	for i, e := range out {
+		if e.Kind != TypePerson {
+			continue
 		}
-		if match >= 0 {
+		last := e.Normalized[strings.LastIndexByte(e.Normalized, ' ')+1:]
+		if _, taken := bySurname[last]; taken {
+			bySurname[last] = -1 // do not guess between two people
+		} else {
+			bySurname[last] = i
+		}
+	}
+	for _, m := range surnames {
+		match, ok := bySurname[m.normalized]
+		if ok && match >= 0 {
 			out[match].Mentions = append(out[match].Mentions, m.span)
 			continue
 		}

@@ -3,6 +3,7 @@ package interview
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ var (
 	dateISO      = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
 	dateRelative = regexp.MustCompile(`(?i)\b(?:yesterday|the day before yesterday|last (?:week|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|a few|several|\d{1,3}) (?:days?|weeks?|months?|years?) ago)\b`)
 
-	amountSymbol = regexp.MustCompile(`([$£€])\s?(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\.(\d{1,2}))?\b(?:\s?(k|K|thousand|million)\b)?`)
+	amountSymbol = regexp.MustCompile(`([$£€])\s?(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\.(\d{1,2}))?(?:\s?(k|K|thousand|million)\b|\b)`)
 	amountWord   = regexp.MustCompile(`\b(\d{1,3}(?:,\d{3})+|\d{1,12})(?:\.(\d{1,2}))?\s+(?:(thousand|million)\s+)?(dollars|bucks|euros|pounds sterling|USD|EUR|GBP)\b`)
 
 	address = regexp.MustCompile(`\b\d{1,6}\s+(?:[A-Z][A-Za-z'’-]*\.?\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Place|Pl|Way|Terrace|Circle|Parkway|Pkwy|Highway|Hwy)\b\.?(?:,?\s+(?:Apt|Apartment|Unit|Suite|Ste)\.?\s*#?[A-Za-z0-9-]{1,6}\b)?(?:,\s+[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\b(?:,\s+[A-Z]{2}\b(?:\s+\d{5}(?:-\d{4})?\b)?)?)?`)
@@ -390,16 +391,20 @@ func joinWords(s string, run []word) string {
 // mention on any byte: addresses first, then dates, amounts and names.
 func findMentions(s string) []mention {
 	var out []mention
+	taken := make([]bool, len(s)) // bytes some mention holds
 	overlaps := func(start, end int) bool {
-		for _, m := range out {
-			if start < m.span.End && m.span.Start < end {
+		for i := max(start, 0); i < end && i < len(taken); i++ {
+			if taken[i] {
 				return true
 			}
 		}
 		return false
 	}
 	add := func(start, end int, typ, norm string) {
-		if start < end && !overlaps(start, end) {
+		if start < end && end <= len(s) && !overlaps(start, end) {
+			for i := start; i < end; i++ {
+				taken[i] = true
+			}
 			out = append(out, mention{span: Span{start, end}, typ: typ, normalized: norm})
 		}
 	}
@@ -409,7 +414,7 @@ func findMentions(s string) []mention {
 	findDates(s, add)
 	findAmounts(s, add)
 	findNames(s, overlaps, add)
-	sortMentions(out)
+	slices.SortFunc(out, func(a, b mention) int { return a.span.Start - b.span.Start })
 	return out
 }
 
@@ -419,13 +424,5 @@ func findAddresses(s string, add func(start, end int, typ, norm string)) {
 	for _, m := range address.FindAllStringIndex(s, -1) {
 		end := m[0] + len(strings.TrimRight(s[m[0]:m[1]], ".,"))
 		add(m[0], end, TypeAddress, collapse(s[m[0]:end]))
-	}
-}
-
-func sortMentions(ms []mention) {
-	for i := 1; i < len(ms); i++ {
-		for j := i; j > 0 && ms[j].span.Start < ms[j-1].span.Start; j-- {
-			ms[j], ms[j-1] = ms[j-1], ms[j]
-		}
 	}
 }

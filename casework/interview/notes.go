@@ -208,14 +208,19 @@ func sentences(s string) []Span {
 }
 
 // sentenceAt returns the sentences around at, joined when at crosses a
-// sentence's end.
+// sentence's end. sents are sorted and do not overlap.
 func sentenceAt(sents []Span, at Span) Span {
 	out := at
-	for _, s := range sents {
-		if s.Start < at.End && at.Start < s.End || s.Start <= at.Start && at.Start < s.End {
-			out.Start = min(out.Start, s.Start)
-			out.End = max(out.End, s.End)
+	// The first sentence that ends after at starts.
+	i, _ := slices.BinarySearchFunc(sents, at.Start, func(s Span, start int) int {
+		if s.End <= start {
+			return -1
 		}
+		return 1
+	})
+	for ; i < len(sents) && sents[i].Start < max(at.End, at.Start+1); i++ {
+		out.Start = min(out.Start, sents[i].Start)
+		out.End = max(out.End, sents[i].End)
 	}
 	return out
 }
