@@ -1,6 +1,8 @@
 package issues
 
 import (
+	"errors"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -39,6 +41,8 @@ func TestSpot(t *testing.T) {
 		{"My wife and I are getting a divorce and she wants alimony.", "divorce"},
 		{"My grandmother passed away and left no will; who handles probate of her estate?", "estates"},
 		{"My H1B visa expires and I want to apply for a green card.", "immigration"},
+		// An area the learned_hands set has no rows of.
+		{"My landlord kept my security deposit and served me an eviction notice after I complained about mould.", "housing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -127,6 +131,9 @@ func TestThresholdFromTrain(t *testing.T) {
 	var labels []bool
 	for _, s := range tx.Areas {
 		f, err := os.Open(filepath.Join(dir, s.ID, "train.tsv"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // an area the set has no rows of (housing)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
