@@ -169,3 +169,31 @@ func bodyOf(evs []*ledger.Event, typ string) string {
 	}
 	return ""
 }
+
+// A tool that names its approver opens its approval gate for that role, not
+// the runner's gate role.
+func TestToolApprovalGateNamesTheToolsApprover(t *testing.T) {
+	ctx := context.Background()
+	r, err := runner.Open(ctx, runner.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	paid := 0
+	pb := payPlaybook(t, &paid)
+	pb.Tools[0].Approver = "treasurer"
+	if err := r.Register(pb); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(ctx, "pay", nil, runner.Options{})
+	if err != nil || len(res.Gates) != 1 {
+		t.Fatalf("Run: got %v, gates %v; want one gate", err, res.Gates)
+	}
+	v, err := r.Show(ctx, res.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Gates[0].RequiredRole; got != "treasurer" {
+		t.Errorf("the gate needs %q, want treasurer", got)
+	}
+}

@@ -116,6 +116,10 @@ type Spec struct {
 	// (none when empty). The gateway applies the stricter of it and the one
 	// tools.yaml gives the tool's risk class.
 	Approval policy.Approval
+	// Approver is the role a person must hold to approve a call of the
+	// tool when it needs a human's approval (the workflow's gate role when
+	// empty): an attorney confirms a triage, an administrator a promotion.
+	Approver string
 	// SideEffect is what the tool changes (external when empty: the most
 	// careful assumption).
 	SideEffect SideEffect

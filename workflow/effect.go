@@ -531,8 +531,14 @@ func (x *exec) approval(ctx context.Context, agent, key, gwKey, name, justificat
 		if err := x.flush(ctx); err != nil {
 			return err
 		}
+		role := x.e.cfg.GateRole
+		if x.e.cfg.Tools != nil {
+			if t, ok := x.e.cfg.Tools.Lookup(name); ok && t.Approver != "" {
+				role = t.Approver
+			}
+		}
 		id, err := svc.Open(ctx, x.run, gate.Spec{
-			Kind: gate.KindToolApproval, RequiredRole: x.e.cfg.GateRole, Priority: "normal", Subject: subject,
+			Kind: gate.KindToolApproval, RequiredRole: role, Priority: "normal", Subject: subject,
 			Reason: clipReason(agent + " asks to call " + name + " (" + key + "): " + justification),
 		})
 		if err != nil {
