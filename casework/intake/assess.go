@@ -45,8 +45,9 @@ type Summary struct {
 	// Narrative is at most MaxSummaryChars characters, cut at a sentence.
 	Narrative string `json:"narrative"`
 	// Areas are the areas of law raised, highest score first, with the
-	// signals that fired.
-	Areas []issues.Area `json:"areas"`
+	// signals that fired. Limitation risks, expected documents and the
+	// conflict request follow the primary ones.
+	Areas []AreaFlag `json:"areas"`
 	// Spotter says how Areas were found: "offline" or "supplied".
 	Spotter         string           `json:"spotter"`
 	LimitationRisks []LimitationRisk `json:"limitation_risks"`
@@ -55,6 +56,15 @@ type Summary struct {
 	Urgency          Urgency           `json:"urgency"`
 	ConflictsToCheck []string          `json:"conflicts_to_check"`
 	AsOf             string            `json:"as_of,omitempty"`
+}
+
+// AreaFlag is an area raised. Primary areas score at least
+// Expectations.PrimaryRatio of the top score, or are named by the form's
+// matter type; the others are shown as possible, for the attorney, since
+// the offline signals fire on common words ("paid", "work").
+type AreaFlag struct {
+	issues.Area
+	Primary bool `json:"primary"`
 }
 
 // MaxSummaryChars bounds Summary.Narrative.
@@ -191,7 +201,13 @@ func Assess(f Form, opts Options) Assessment {
 	}
 
 	a := assessor{f: f, tax: tax, lim: lim, exp: exp, asOf: asOf, narrative: strings.ToLower(f.Narrative)}
-	areas, spotter, dropped := a.areas(opts.Areas)
+	flags, spotter, dropped := a.areas(opts.Areas)
+	var areas []issues.Area // the primary ones
+	for _, fl := range flags {
+		if fl.Primary {
+			areas = append(areas, fl.Area)
+		}
+	}
 	risks := a.risks(areas)
 	items := a.checklist(areas, dropped)
 	conflicts := conflictRequest(f, areas)
@@ -200,7 +216,7 @@ func Assess(f Form, opts Options) Assessment {
 		names[i] = n.Name
 	}
 	s := Summary{
-		Areas:            areas,
+		Areas:            flags,
 		Spotter:          spotter,
 		LimitationRisks:  risks,
 		Limitations:      LimitationsSource{ID: lim.ID, Version: lim.Version, Jurisdiction: lim.Jurisdiction, Note: strings.TrimSpace(lim.Note)},
@@ -210,7 +226,7 @@ func Assess(f Form, opts Options) Assessment {
 	if !asOf.IsZero() {
 		s.AsOf = asOf.Format(DateLayout)
 	}
-	s.Narrative = summaryNarrative(f, areas)
+	s.Narrative = summaryNarrative(f, flags)
 	cl := Checklist{Items: items}
 	for _, it := range items {
 		cl.Blocking = cl.Blocking || it.Blocking
@@ -246,8 +262,9 @@ func (a assessor) spotText() string {
 
 // areas returns the areas raised, how they were found, and the ids of
 // supplied areas the taxonomy lacks. A matter type that names an area (its
-// id or name) raises it.
-func (a assessor) areas(supplied []issues.Area) (out []issues.Area, spotter string, dropped []string) {
+// id or name) raises it as primary.
+func (a assessor) areas(supplied []issues.Area) (flags []AreaFlag, spotter string, dropped []string) {
+	var out []issues.Area
 	known := map[string]issues.Spec{}
 	for _, s := range a.tax.Areas {
 		known[s.ID] = s
@@ -272,6 +289,7 @@ func (a assessor) areas(supplied []issues.Area) (out []issues.Area, spotter stri
 		}
 	}
 	mt := strings.ToLower(strings.TrimSpace(a.f.MatterType))
+	named := ""
 	for _, s := range a.tax.Areas {
 		if mt == "" || (mt != s.ID && mt != strings.ToLower(s.Name)) {
 			continue
@@ -282,8 +300,17 @@ func (a assessor) areas(supplied []issues.Area) (out []issues.Area, spotter stri
 			i = len(out) - 1
 		}
 		out[i].Signals = append(slices.Clone(out[i].Signals), "matter_type: "+a.f.MatterType)
+		named = s.ID
 	}
-	return out, spotter, dropped
+	top := 0.0
+	for _, ar := range out {
+		top = max(top, ar.Score)
+	}
+	flags = make([]AreaFlag, len(out))
+	for i, ar := range out {
+		flags[i] = AreaFlag{Area: ar, Primary: ar.ID == named || ar.Score >= a.exp.PrimaryRatio*top}
+	}
+	return flags, spotter, dropped
 }
 
 // mentions reports whether the narrative holds one of phrases; no phrases
@@ -428,13 +455,25 @@ func (a assessor) urgency(risks []LimitationRisk) Urgency {
 
 // containsPhrase reports whether text holds phrase starting and ending at
 // word boundaries.
-func containsPhrase(text, phrase string) bool {
+func containsPhrase(text, phrase string) bool { return findPhrase(text, phrase, false) }
+
+// findPhrase reports whether text holds phrase starting at a word boundary
+// and, unless plural is set, ending at one; with plural, an "s" or "es" may
+// follow ("pay stub" finds "pay stubs").
+func findPhrase(text, phrase string, plural bool) bool {
 	for i := 0; ; {
 		j := strings.Index(text[i:], phrase)
 		if j < 0 {
 			return false
 		}
 		start, end := i+j, i+j+len(phrase)
+		if plural {
+			if rest := text[end:]; strings.HasPrefix(rest, "es") {
+				end += 2
+			} else if strings.HasPrefix(rest, "s") {
+				end++
+			}
+		}
 		if (start == 0 || !isWordByte(text[start-1])) && (end == len(text) || !isWordByte(text[end])) {
 			return true
 		}
@@ -482,7 +521,7 @@ func triage(a assessor, cl Checklist, areas []issues.Area, risks []LimitationRis
 	for i, ar := range areas {
 		ids[i] = ar.ID
 	}
-	t.Reasons = append(t.Reasons, "areas of law spotted: "+strings.Join(ids, ", "))
+	t.Reasons = append(t.Reasons, "areas of law spotted: "+strings.Join(ids, ", ")+"; subject to attorney confirmation")
 	open := 0
 	for _, r := range risks {
 		if r.Level != LevelExpired {
@@ -495,7 +534,14 @@ func triage(a assessor, cl Checklist, areas []issues.Area, risks []LimitationRis
 		t.Reasons = append(t.Reasons, "no limitation period is on file for these areas: the attorney checks the time limits")
 	}
 	if n := len(cl.Items); n > 0 {
-		t.Reasons = append(t.Reasons, fmt.Sprintf("%d checklist items to follow up with the client", n))
+		t.Reasons = append(t.Reasons, fmt.Sprintf("%d checklist %s to follow up with the client", n, plural(n, "item", "items")))
 	}
 	return t
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

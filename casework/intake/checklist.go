@@ -59,7 +59,7 @@ func (a assessor) checklist(areas []issues.Area, dropped []string) []ChecklistIt
 		}
 		for _, d := range ev.Documents {
 			if a.mentions(d.Mentions) && !a.listed(d.AnyOf) {
-				add(ItemDocumentExpected, "documents", false, "no %s is listed; %s matters usually need one", d.Name, strings.ToLower(ar.Name))
+				add(ItemDocumentExpected, "documents", false, "%s matters usually need %s; none is listed", strings.ToLower(ar.Name), d.Name)
 			}
 		}
 	}
@@ -147,13 +147,13 @@ func (a assessor) mayBeFuture(d KeyDate) bool {
 	return slices.ContainsFunc(a.exp.FutureLabels, func(w string) bool { return strings.Contains(label, strings.ToLower(w)) })
 }
 
-// listed reports whether a form's document holds one of phrases in its
-// name or description.
+// listed reports whether a form's document holds one of phrases, or its
+// plural, in its name or description.
 func (a assessor) listed(phrases []string) bool {
 	for _, d := range a.f.Documents {
 		text := strings.ToLower(d.Name + " " + d.Description)
 		for _, p := range phrases {
-			if containsPhrase(text, strings.ToLower(p)) {
+			if findPhrase(text, strings.ToLower(p), true) {
 				return true
 			}
 		}

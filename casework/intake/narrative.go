@@ -4,15 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/sanadhq/sanad/casework/issues"
 )
 
 // summaryNarrative writes what the matter is about for the attorney: who,
 // against whom, the areas, the key dates and the client's story, cut at a
 // sentence to at most MaxSummaryChars characters. Contact details are left
 // out.
-func summaryNarrative(f Form, areas []issues.Area) string {
+func summaryNarrative(f Form, areas []AreaFlag) string {
 	var parts []string
 	who := fmt.Sprintf("%s seeks advice", nameOf(f.Client))
 	if mt := strings.TrimSpace(f.MatterType); mt != "" {
@@ -31,12 +29,19 @@ func summaryNarrative(f Form, areas []issues.Area) string {
 	if len(opposing) > 0 {
 		parts = append(parts, "Against: "+strings.Join(opposing, "; ")+".")
 	}
-	if len(areas) > 0 {
-		names := make([]string, len(areas))
-		for i, a := range areas {
-			names[i] = a.Name
+	var primary, possible []string
+	for _, a := range areas {
+		if a.Primary {
+			primary = append(primary, a.Name)
+		} else {
+			possible = append(possible, a.Name)
 		}
-		parts = append(parts, "Areas spotted: "+strings.Join(names, ", ")+".")
+	}
+	if len(primary) > 0 {
+		parts = append(parts, "Areas spotted: "+strings.Join(primary, ", ")+".")
+	}
+	if len(possible) > 0 {
+		parts = append(parts, "Possibly also: "+strings.Join(possible, ", ")+".")
 	}
 	if len(f.KeyDates) > 0 {
 		dates := make([]string, 0, len(f.KeyDates))

@@ -117,6 +117,9 @@ type Expectations struct {
 	UrgentPhrases     []string                `yaml:"urgent_phrases"`
 	UpcomingDays      int                     `yaml:"upcoming_days"`
 	FutureLabels      []string                `yaml:"future_labels"`
+	// PrimaryRatio is the share of the top area's score at which an area
+	// is primary, in (0, 1].
+	PrimaryRatio float64 `yaml:"primary_ratio"`
 	Areas             map[string]AreaEvidence `yaml:"areas"`
 }
 
@@ -147,8 +150,8 @@ func LoadExpectations(raw []byte) (*Expectations, error) {
 	if err := yaml.UnmarshalWithOptions(raw, &e, yaml.Strict()); err != nil {
 		return nil, sanad.Wrap(err, sanad.CodeInvalidInput, op, "expectations are not valid YAML of the expected shape")
 	}
-	if e.Version < 1 || e.MinNarrativeWords < 1 || e.UpcomingDays < 0 {
-		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "expectations: version and min_narrative_words must be 1 or more, upcoming_days 0 or more")
+	if e.Version < 1 || e.MinNarrativeWords < 1 || e.UpcomingDays < 0 || !(e.PrimaryRatio > 0 && e.PrimaryRatio <= 1) {
+		return nil, sanad.Errorf(sanad.CodeInvalidInput, op, "expectations: version and min_narrative_words must be 1 or more, upcoming_days 0 or more, primary_ratio in (0, 1]")
 	}
 	for area, ev := range e.Areas {
 		for i, d := range ev.Documents {
