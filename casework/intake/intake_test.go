@@ -76,9 +76,9 @@ func TestC08_AssessRealisticForms(t *testing.T) {
 			primary:  []string{"housing", "courts"},
 			possible: []string{"employment", "estates"}, // "quit", "paid", "manager"; "will" read as "wills"
 			risks: map[string]string{
-				"return of a security deposit (written lease)":       intake.LevelOK,
+				"return of a security deposit (written lease)":      intake.LevelOK,
 				"answer to an eviction (unlawful detainer) summons": intake.LevelUrgent,
-				"answer to a civil summons":                          intake.LevelUrgent,
+				"answer to a civil summons":                         intake.LevelUrgent,
 			},
 			items:     nil,
 			urgency:   intake.UrgencyHigh,
@@ -89,7 +89,7 @@ func TestC08_AssessRealisticForms(t *testing.T) {
 			file:    "good_employee_overtime.json",
 			primary: []string{"employment"},
 			risks: map[string]string{
-				"unpaid wages or overtime (federal FLSA)":                  intake.LevelOK,
+				"unpaid wages or overtime (federal FLSA)":                   intake.LevelOK,
 				"retaliation for a wage complaint (Cal. Labor Code § 98.7)": intake.LevelSoon,
 			},
 			// "Pay stubs" is listed; an offer letter too.
@@ -103,7 +103,7 @@ func TestC08_AssessRealisticForms(t *testing.T) {
 			primary:  []string{"consumer"},
 			possible: []string{"employment", "traffic"}, // "paid", "work"; "hot plate"
 			risks: map[string]string{
-				"fraud":                         intake.LevelExpired,
+				"fraud":                        intake.LevelExpired,
 				"breach of a written contract": intake.LevelSoon,
 			},
 			items:     nil,

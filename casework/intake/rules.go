@@ -112,15 +112,15 @@ var DefaultLimitations = sync.OnceValue(func() *Limitations {
 // can triage, and what makes a matter urgent. A loaded Expectations is
 // read-only and safe for concurrent use.
 type Expectations struct {
-	Version           int                     `yaml:"version"`
-	MinNarrativeWords int                     `yaml:"min_narrative_words"`
-	UrgentPhrases     []string                `yaml:"urgent_phrases"`
-	UpcomingDays      int                     `yaml:"upcoming_days"`
-	FutureLabels      []string                `yaml:"future_labels"`
+	Version           int      `yaml:"version"`
+	MinNarrativeWords int      `yaml:"min_narrative_words"`
+	UrgentPhrases     []string `yaml:"urgent_phrases"`
+	UpcomingDays      int      `yaml:"upcoming_days"`
+	FutureLabels      []string `yaml:"future_labels"`
 	// PrimaryRatio is the share of the top area's score at which an area
 	// is primary, in (0, 1].
-	PrimaryRatio float64 `yaml:"primary_ratio"`
-	Areas             map[string]AreaEvidence `yaml:"areas"`
+	PrimaryRatio float64                 `yaml:"primary_ratio"`
+	Areas        map[string]AreaEvidence `yaml:"areas"`
 }
 
 // AreaEvidence is what a matter in one area usually needs.
