@@ -181,7 +181,7 @@ type Triage struct {
 func Assess(f Form, opts Options) Assessment {
 	tax := opts.Taxonomy
 	if tax == nil {
-		tax = Taxonomy()
+		tax = issues.Default()
 	}
 	lim := opts.Limitations
 	if lim == nil {

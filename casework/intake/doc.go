@@ -10,8 +10,7 @@
 // The package is a pure library: it writes no ledger and calls no gateway.
 // Its rules are data: limitations.yaml holds the indicative limitation
 // periods, expectations.yaml the documents and amounts each area usually
-// needs and the words that make a matter urgent, areas.yaml the areas of law
-// intake adds to the taxonomy of casework/issues. Nothing here is legal
+// needs and the words that make a matter urgent. Nothing here is legal
 // advice; every period says which rule it comes from and that it must be
 // checked for the matter's jurisdiction.
 package intake

@@ -53,7 +53,7 @@ type spotReply struct {
 func SpotWithModel(ctx context.Context, g Generator, text string, t *issues.Taxonomy) ([]issues.Area, error) {
 	const op = "intake.SpotWithModel"
 	if t == nil {
-		t = Taxonomy()
+		t = issues.Default()
 	}
 	if len(text) > issues.MaxTextBytes {
 		text = strings.ToValidUTF8(text[:issues.MaxTextBytes], "")
@@ -128,7 +128,7 @@ func SpotWithModel(ctx context.Context, g Generator, text string, t *issues.Taxo
 func CheckAreas(areas []issues.Area, t *issues.Taxonomy) error {
 	const op = "intake.CheckAreas"
 	if t == nil {
-		t = Taxonomy()
+		t = issues.Default()
 	}
 	names := map[string]string{}
 	for _, s := range t.Areas {

@@ -107,7 +107,7 @@ func TestC08_SpotWithModelDependencyDown(t *testing.T) {
 // TestCheckAreasAppliesToOfflineSpotting: the structural checks hold for
 // the offline spotter's areas too, and catch a foreign or renamed area.
 func TestCheckAreasAppliesToOfflineSpotting(t *testing.T) {
-	tax := intake.Taxonomy()
+	tax := issues.Default()
 	f := readForm(t, "good_tenant_eviction.json")
 	if err := intake.CheckAreas(tax.Spot(f.Narrative), tax); err != nil {
 		t.Errorf("offline areas: got %v, want nil", err)

@@ -10,7 +10,6 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/sanadhq/sanad"
-	"github.com/sanadhq/sanad/casework/issues"
 )
 
 //go:embed limitations.yaml
@@ -18,9 +17,6 @@ var limitationsYAML []byte
 
 //go:embed expectations.yaml
 var expectationsYAML []byte
-
-//go:embed areas.yaml
-var areasYAML []byte
 
 // Limitations is a versioned set of indicative limitation periods by area
 // of law (limitations.yaml). A loaded Limitations is read-only and safe for
@@ -166,29 +162,6 @@ func LoadExpectations(raw []byte) (*Expectations, error) {
 // DefaultExpectations are the expectations embedded in the package.
 var DefaultExpectations = sync.OnceValue(func() *Expectations {
 	return mustLoad(LoadExpectations, expectationsYAML)
-})
-
-// Taxonomy returns the taxonomy [Assess] spots areas with by default: the
-// areas of [issues.Default] and those of areas.yaml (housing), which the
-// learned_hands taxonomy lacks, at the same threshold.
-var Taxonomy = sync.OnceValue(func() *issues.Taxonomy {
-	var extra struct {
-		Areas []issues.Spec `yaml:"areas"`
-	}
-	if err := yaml.UnmarshalWithOptions(areasYAML, &extra, yaml.Strict()); err != nil {
-		panic(err) // the embedded file is checked by the package's tests
-	}
-	base := issues.Default()
-	all := struct {
-		Version   int           `yaml:"version"`
-		Threshold float64       `yaml:"threshold"`
-		Areas     []issues.Spec `yaml:"areas"`
-	}{base.Version, base.Threshold, append(append([]issues.Spec(nil), base.Areas...), extra.Areas...)}
-	raw, err := yaml.Marshal(all)
-	if err != nil {
-		panic(err)
-	}
-	return mustLoad(issues.Load, raw)
 })
 
 // mustLoad loads an embedded file, which the package's tests check.
