@@ -441,7 +441,7 @@ func findAmounts(s string) []string {
 		return s[m[2*i]:m[2*i+1]]
 	}
 	type hit struct {
-		at                  int
+		at                 int
 		whole, frac, scale string
 	}
 	var hits []hit

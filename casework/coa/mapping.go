@@ -67,13 +67,14 @@ type EvidenceLink struct {
 
 // CauseMap is one cause of action and how far the facts support it.
 type CauseMap struct {
-	ID       string       `json:"cause_id"`
-	Name     string       `json:"name"`
-	Area     string       `json:"area"`
-	Score    float64      `json:"score"` // mean of its elements' scores, raised a little for an intake area
-	Status   string       `json:"status"`
-	Elements []ElementMap `json:"elements"`
-	Gaps     []string     `json:"gaps"` // ids of the elements without facts
+	ID         string       `json:"cause_id"`
+	Name       string       `json:"name"`
+	Area       string       `json:"area"`
+	Score      float64      `json:"score"` // mean of its elements' scores, raised a little for an intake area
+	Status     string       `json:"status"`
+	Limitation string       `json:"limitation,omitempty"` // the taxonomy's typical limitation note
+	Elements   []ElementMap `json:"elements"`
+	Gaps       []string     `json:"gaps"` // ids of the elements without facts
 }
 
 // ElementMap is one element of a cause and the facts that support it.
@@ -198,7 +199,7 @@ func assemble(t *Taxonomy, facts []Fact, links []EvidenceLink, opts Options, met
 	for ci := range t.Causes {
 		c := &t.Causes[ci]
 		order[c.ID] = ci
-		cm := CauseMap{ID: c.ID, Name: c.Name, Area: c.Area, Gaps: []string{}}
+		cm := CauseMap{ID: c.ID, Name: c.Name, Area: c.Area, Limitation: c.Limitation, Gaps: []string{}}
 		for ei := range c.Elements {
 			e := &c.Elements[ei]
 			em := ElementMap{ElementID: e.ID, Name: e.Name, Core: e.Core, FactIDs: []string{}}
