@@ -18,6 +18,12 @@ var negators = map[string]bool{
 	"wont": true, "wouldnt": true, "couldnt": true, "shouldnt": true,
 }
 
+// determiners do not count towards the negation window.
+var determiners = map[string]bool{
+	"a": true, "an": true, "the": true, "any": true, "my": true, "his": true, "her": true,
+	"their": true, "our": true, "your": true, "its": true, "this": true, "that": true,
+}
+
 // spellings maps British and variant spellings to the one the signals use.
 var spellings = map[string]string{
 	"mould": "mold", "mouldy": "moldy", "licence": "license", "licences": "licenses",
@@ -27,11 +33,13 @@ var spellings = map[string]string{
 }
 
 // negationWindow is how many words after a negator it governs, within a
-// clause: "I did not sign a contract" negates "sign" and "contract".
+// clause and not counting determiners: "I did not sign a written contract"
+// negates "sign", "written" and "contract".
 const negationWindow = 3
 
-// maxGap is how many words may stand between two words of a signal phrase:
-// "not return deposit" matches "did not return my $1,800 deposit".
+// maxGap is how many words, determiners aside, may stand between two words
+// of a signal phrase: "not return deposit" matches "did not return my
+// $1,800 deposit".
 const maxGap = 2
 
 // token is one stemmed word of a text.
@@ -39,6 +47,7 @@ type token struct {
 	stem    string
 	clause  int  // the clause it is in: punctuation starts a new one
 	negated bool // a negator governs it
+	filler  bool // a determiner: it counts towards neither a gap nor the negation window
 }
 
 // tokenize splits text into lower-case stemmed words, with apostrophes
@@ -59,8 +68,8 @@ func tokenize(text string) []token {
 		if neg {
 			st = negStem
 		}
-		out = append(out, token{stem: st, clause: clause, negated: negLeft > 0 && !neg})
-		if negLeft > 0 {
+		out = append(out, token{stem: st, clause: clause, negated: negLeft > 0 && !neg, filler: determiners[w]})
+		if negLeft > 0 && !determiners[w] {
 			negLeft--
 		}
 		if neg {
@@ -161,14 +170,17 @@ func (s *signal) match(toks []token) bool {
 func (s *signal) matchFrom(toks []token, i int) bool {
 	at := i
 	for _, want := range s.stems[1:] {
-		found := -1
-		for j := at + 1; j <= at+1+maxGap && j < len(toks); j++ {
+		found, gap := -1, 0
+		for j := at + 1; j < len(toks) && gap <= maxGap; j++ {
 			if toks[j].clause != toks[i].clause {
 				break
 			}
 			if toks[j].stem == want {
 				found = j
 				break
+			}
+			if !toks[j].filler {
+				gap++
 			}
 		}
 		if found < 0 {
