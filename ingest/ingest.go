@@ -101,6 +101,10 @@ func New(cfg Config) (*Pipeline, error) {
 type Options struct {
 	Scope    sanad.Scope
 	ForceOCR bool
+	// Metadata is added to the metadata of every document this ingestion
+	// indexes (tags such as "privileged", a matter's labels); a document
+	// whose version is already indexed keeps what it has.
+	Metadata map[string]any
 	// Progress, when set, is told of each item as it is done.
 	Progress func(Item)
 }
@@ -165,7 +169,7 @@ func (p *Pipeline) Ingest(ctx context.Context, sources []connector.Input, opt Op
 	}
 	run, err := p.cfg.Home.Runs.Start(ctx, runs.Spec{
 		Kind: sanad.KindAgent, Scope: opt.Scope, Agent: Agent, Role: Role,
-		Request:  map[string]any{"sources": sources, "force_ocr": opt.ForceOCR},
+		Request:  map[string]any{"sources": sources, "force_ocr": opt.ForceOCR, "metadata": opt.Metadata},
 		Decision: runs.Decision{Allow: true, Reason: "ingestion started by its caller"},
 	})
 	if err != nil {
@@ -296,6 +300,11 @@ func (p *Pipeline) file(ctx context.Context, run *runs.Run, pr policy.Principal,
 	doc := memory.Document{
 		ID: docID, Version: f.Checksum, Source: f.SourceID, SourceType: src.SourceType, SourceURL: f.URL,
 		Title: parsed.Title, Format: parsed.Format, Pages: parsed.Pages, Metadata: withOrigin(f.Metadata, src),
+	}
+	for k, v := range opt.Metadata {
+		if k != originKey {
+			doc.Metadata[k] = v
+		}
 	}
 	if doc.Title == "" {
 		doc.Title = f.Name

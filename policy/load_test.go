@@ -15,7 +15,7 @@ func TestC03_PolicyVersions(t *testing.T) {
 		files []string
 	}{
 		{debateDir, []string{FileRoles, FileTools}},
-		{caseworkDir, []string{FileRoles, FileLanes}},
+		{caseworkDir, []string{FileRoles, FileLanes, FileTools}},
 	} {
 		s := loadDir(t, tt.dir)
 		got := s.Versions()

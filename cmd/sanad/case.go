@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,8 +21,6 @@ import (
 	"github.com/sanadhq/sanad/casework/interview"
 	"github.com/sanadhq/sanad/casework/redact"
 	"github.com/sanadhq/sanad/connector"
-	"github.com/sanadhq/sanad/dbwrite"
-	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/ingest"
 	"github.com/sanadhq/sanad/playbook/casework"
@@ -69,8 +68,8 @@ func shortHash(b []byte) string {
 
 // caseRun runs the casework playbook name in the case and returns its
 // result; the caller closes the runner.
-func (a *app) caseRun(ctx context.Context, name, gateRole string, scope sanad.Scope, input any, cfg casework.Config) (*runner.Runner, runner.Result, error) {
-	r, err := a.openRunner(ctx, runnerOptions{GateRole: gateRole, Casework: cfg}, name)
+func (a *app) caseRun(ctx context.Context, name string, scope sanad.Scope, input any, cfg casework.Config) (*runner.Runner, runner.Result, error) {
+	r, err := a.openRunner(ctx, runnerOptions{Casework: cfg}, name)
 	if err != nil {
 		return nil, runner.Result{}, err
 	}
@@ -156,7 +155,7 @@ Exit 2 on a form that fails its schema.`,
 				}
 			}
 			session := "intake-" + shortHash(data)
-			r, res, err := a.caseRun(ctx, casework.Open, casework.RoleAttorney, scope,
+			r, res, err := a.caseRun(ctx, casework.Open, scope,
 				casework.OpenInput{Form: json.RawMessage(data), ClientSessionID: session, AsOf: asOf}, casework.Config{})
 			if err != nil {
 				return err
@@ -181,7 +180,14 @@ Exit 2 on a form that fails its schema.`,
 				fmt.Fprintf(a.stdout, "Area of law: %s (%.2f)\n", ar.Name, ar.Score)
 			}
 			for _, l := range as.Summary.LimitationRisks {
-				fmt.Fprintf(a.stdout, "Limitation: %s — %s from %s, deadline %s (%d days left, %s)\n", l.Area, l.Rule, l.TriggerDate, l.Deadline, l.DaysLeft, l.Level)
+				left := "unknown"
+				if l.DaysLeft != nil {
+					left = fmt.Sprintf("%d days left", *l.DaysLeft)
+				}
+				fmt.Fprintf(a.stdout, "Limitation (%s): %s, %s from %s: deadline %s, %s [%s]\n", l.Level, l.Cause, l.Period, cmp.Or(l.TriggerDate, "?"), cmp.Or(l.Deadline, "?"), left, l.Rule)
+			}
+			if len(as.Summary.LimitationRisks) > 0 {
+				fmt.Fprintf(a.stdout, "  %s\n", as.Summary.LimitationRisks[0].Caveat)
 			}
 			fmt.Fprintf(a.stdout, "Urgency: %s", as.Summary.Urgency.Level)
 			if len(as.Summary.Urgency.Reasons) > 0 {
@@ -238,13 +244,13 @@ WRITE_INTAKE_ARTIFACTS lane, and asks the matter's prompt pack for the next ques
 				media = "audio/" + strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 			}
 			if audio == "" || media == "" {
-				media = cmpOr(media, "text/plain")
+				media = cmp.Or(media, "text/plain")
 			}
 			if session == "" {
 				session = "interview-" + shortHash(data)
 			}
 			cfg := casework.Config{}
-			if u := cmpOr(whisperURL, os.Getenv("SANAD_TRANSCRIPTION_URL")); u != "" {
+			if u := cmp.Or(whisperURL, os.Getenv("SANAD_TRANSCRIPTION_URL")); u != "" {
 				cfg.Transcriber = &interview.Transcriber{BaseURL: u, Model: whisperModel, APIKey: os.Getenv("SANAD_TRANSCRIPTION_KEY")}
 			}
 			var ref sanad.ArtifactRef
@@ -254,7 +260,7 @@ WRITE_INTAKE_ARTIFACTS lane, and asks the matter's prompt pack for the next ques
 			}); err != nil {
 				return err
 			}
-			r, res, err := a.caseRun(ctx, casework.Interview, "", scope, casework.InterviewInput{ClientSessionID: session,
+			r, res, err := a.caseRun(ctx, casework.Interview, scope, casework.InterviewInput{ClientSessionID: session,
 				Artifact: "sha256:" + ref.SHA256, Name: filepath.Base(path), MediaType: media, Language: language, Area: area}, cfg)
 			if err != nil {
 				return err
@@ -365,7 +371,7 @@ elements with no evidence yet. A screening aid for an attorney, not legal advice
 			if err := a.caseExistsIn(ctx, scope); err != nil {
 				return err
 			}
-			r, res, err := a.caseRun(ctx, casework.Map, "", scope, casework.MapInput{COAVersion: coaVersion}, casework.Config{})
+			r, res, err := a.caseRun(ctx, casework.Map, scope, casework.MapInput{COAVersion: coaVersion}, casework.Config{})
 			if err != nil {
 				return err
 			}
@@ -425,7 +431,7 @@ through the PROMOTE_SHARED_KNOWLEDGE lane.`,
 			if err := a.caseExistsIn(ctx, scope); err != nil {
 				return err
 			}
-			r, res, err := a.caseRun(ctx, casework.Promote, casework.RoleAttorneyAdmin, scope, in, casework.Config{})
+			r, res, err := a.caseRun(ctx, casework.Promote, scope, in, casework.Config{})
 			if err != nil {
 				return err
 			}
@@ -467,7 +473,7 @@ func (a *app) caseExportCommand() *cobra.Command {
 	var tenant, profile, out, reason string
 	var kinds []string
 	c := a.jsonFlag(&cobra.Command{
-		Use:   "export CASE --profile PROFILE -o FILE",
+		Use:   "export CASE --profile PROFILE --reason TEXT -o FILE",
 		Short: "Export a case, redacted per profile, as a bundle that verifies offline",
 		Long: `The export agent authorizes the request through the EXPORT lane, redacts each selected item
 (documents, transcripts, notes, maps) per the profile, assembles the export manifest (each
@@ -477,8 +483,8 @@ redacted items: check it anywhere with sanad verify FILE. Profiles: ` + strings.
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if out == "" || profile == "" {
-				return usagef("case export needs --profile PROFILE and -o FILE")
+			if out == "" || profile == "" || reason == "" {
+				return usagef("case export needs --profile PROFILE, --reason TEXT and -o FILE")
 			}
 			if _, ok := redact.Profiles()[profile]; !ok {
 				return usagef("--profile %q: the profiles are %s", profile, strings.Join(profileNames(), ", "))
@@ -487,9 +493,15 @@ redacted items: check it anywhere with sanad verify FILE. Profiles: ` + strings.
 			if err := a.caseExistsIn(ctx, scope); err != nil {
 				return err
 			}
+			if len(kinds) == 0 {
+				kinds = redact.Scopes
+			}
 			id := "exp-" + shortHash([]byte(scope.String()+profile+time.Now().UTC().Format(time.RFC3339Nano)))
 			req := redact.Request{ID: id, CaseID: scope.Case, Profile: profile, Scope: kinds, Reason: reason}
-			r, res, err := a.caseRun(ctx, casework.Export, "", scope, casework.ExportInput{Request: req}, casework.Config{})
+			if err := req.Validate(redact.Profiles()); err != nil {
+				return usageError{err}
+			}
+			r, res, err := a.caseRun(ctx, casework.Export, scope, casework.ExportInput{Request: req}, casework.Config{})
 			if err != nil {
 				return err
 			}
@@ -542,7 +554,7 @@ redacted items: check it anywhere with sanad verify FILE. Profiles: ` + strings.
 	c.Flags().StringVar(&profile, "profile", "", "redaction profile")
 	c.Flags().StringVarP(&out, "output", "o", "", "bundle file to write")
 	c.Flags().StringSliceVar(&kinds, "scope", nil, "what to export: documents, transcripts, notes, maps (default all)")
-	c.Flags().StringVar(&reason, "reason", "", "why the export is made (recorded)")
+	c.Flags().StringVar(&reason, "reason", "", "why the export is made, for whom (required; recorded)")
 	return c
 }
 
@@ -553,20 +565,6 @@ func profileNames() []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// CaseView is what sanad case show prints.
-type CaseView struct {
-	CaseID      string                    `json:"case_id"`
-	Intake      *casework.NotesRecord     `json:"intake,omitempty"`
-	Gates       []gate.Gate               `json:"gates"`
-	Documents   []string                  `json:"documents"`
-	Transcripts []string                  `json:"transcripts"`
-	Notes       int                       `json:"interview_notes"`
-	Mapping     *casework.MapRecord       `json:"mapping,omitempty"`
-	Shared      int                       `json:"shared_knowledge_rows"`
-	Exports     []map[string]any          `json:"exports"`
-	Tables      map[string][]dbwrite.Row  `json:"-"`
 }
 
 func (a *app) caseShowCommand() *cobra.Command {

@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sanadhq/sanad/examples"
 	"github.com/sanadhq/sanad/playbook"
+	"github.com/sanadhq/sanad/playbook/casework"
 	"github.com/sanadhq/sanad/playbook/deal"
 	"github.com/sanadhq/sanad/playbook/rag"
 	"github.com/sanadhq/sanad/policy"
@@ -36,6 +38,8 @@ type runnerOptions struct {
 	// NoModels wires no model, whatever is configured: for commands that
 	// run no step (cancel), which must work when a key is missing.
 	NoModels bool
+	// Casework configures the casework playbooks.
+	Casework casework.Config
 }
 
 // runnerFlags adds --policy, --agents and --model-config.
@@ -84,6 +88,19 @@ func (a *app) registerAll(r *runner.Runner, opt runnerOptions, pbs []*playbook.P
 		}
 		if err := r.Register(pb); err != nil {
 			return err
+		}
+	}
+	if slices.ContainsFunc(want, func(n string) bool { return contains(caseworkNames, n) }) {
+		cpbs, err := casework.Playbooks(opt.Casework)
+		if err != nil {
+			return err
+		}
+		for _, pb := range cpbs {
+			if contains(want, pb.Name) {
+				if err := r.Register(pb); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if contains(want, rag.Name) {
@@ -192,8 +209,11 @@ func builtinNames() []string {
 	for i, f := range files {
 		names[i] = strings.TrimSuffix(filepath.Base(f), ".yaml")
 	}
-	return append(names, rag.Name, deal.Name)
+	return append(append(names, rag.Name, deal.Name), caseworkNames...)
 }
+
+// caseworkNames are the casework playbooks, one per kind of case request.
+var caseworkNames = []string{casework.Open, casework.Interview, casework.Map, casework.Promote, casework.Export}
 
 // isNotExist reports whether err says a file does not exist.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -139,6 +139,7 @@ Exit codes, for every command:
 		a.searchCommand(),
 		a.askCommand(),
 		a.diligenceCommand(),
+		a.caseCommand(),
 		a.debateCommand(),
 		a.claimsCommand(),
 		a.chatCommand(),

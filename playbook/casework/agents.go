@@ -170,7 +170,7 @@ func assess(ctx context.Context, cfg Config, in agent.Input) (agent.Output, erro
 	addParty(form.Client.Name, "person", "client")
 	for _, p := range form.Parties {
 		addParty(p.Name, "person", p.Role)
-		addParty(p.Organization, "organization", p.Role)
+		addParty(p.Organisation, "organization", p.Role)
 	}
 	if err := write(ctx, in, LaneIntake, tableEntities, dbwrite.Upsert, "intake", ents, fields); err != nil {
 		return agent.Output{}, err
@@ -352,6 +352,10 @@ func mapFacts(cfg Config) func(ctx context.Context, in agent.Input) (agent.Outpu
 	}
 }
 
+// DecisionAwaitingApproval is the decision of a candidate that passed its
+// checks and waits for an attorney admin at its gate.
+const DecisionAwaitingApproval = "awaiting_approval"
+
 // PromoteOutcome is the governance agent's output.
 type PromoteOutcome struct {
 	Outcome
@@ -385,7 +389,7 @@ func govern(ctx context.Context, in agent.Input) (agent.Output, error) {
 			out.Checked = append(out.Checked, res)
 			r := promote.NewReceipt(req.Ticket, c, res)
 			if res.Allowed {
-				r.Decision = "awaiting_approval"
+				r.Decision = DecisionAwaitingApproval
 			}
 			out.Receipts = append(out.Receipts, r)
 		}
@@ -442,14 +446,15 @@ func export(ctx context.Context, in agent.Input) (agent.Output, error) {
 	r := req.Request
 	id := map[string]string{"export_request_id": r.ID}
 	var auth struct {
-		Profile string       `json:"profile"`
-		Items   []ExportItem `json:"items"`
+		Profile        string       `json:"profile"`
+		ProfileVersion string       `json:"profile_version"`
+		Items          []ExportItem `json:"items"`
 	}
 	if err := call(ctx, in, ToolExportAuthorize, map[string]any{"export_request_id": r.ID, "request": r}, &auth); err != nil {
 		return agent.Output{}, err
 	}
 	out := ExportOutcome{Outcome: Outcome{Agent: RoleExport, Request: Export, Outcome: "success"}}
-	m := redact.Manifest{ExportRequestID: r.ID, CaseID: r.CaseID, Profile: auth.Profile, ProfileVersion: redact.ProfilesVersion}
+	m := redact.Manifest{ExportRequestID: r.ID, CaseID: r.CaseID, Profile: auth.Profile, ProfileVersion: auth.ProfileVersion}
 	for _, it := range auth.Items {
 		if it.Excluded != "" {
 			out.Excluded = append(out.Excluded, it)

@@ -119,13 +119,13 @@ func Agents() []agent.Profile {
 	return []agent.Profile{
 		p(AgentOrchestrator, "Orchestrator", RoleOrchestrator, "Coordinates a case request: starts the agent runs and writes the workflow summary; calls no lane (§4.1)."),
 		p(AgentIntake, "Intake", RoleIntake, "Triage of the client's intake form: summary, checklist, conflict check and a triage for an attorney to confirm (§4.2).",
-			ToolWrite, ToolRequestReview),
+			ToolWrite, ToolConfirmTriage),
 		p(AgentInterview, "Interview", RoleInterview, "Transcribes the client interview and writes the transcript, notes and entities (§4.3).",
 			ToolTranscribe, ToolTranscriptionStatus, ToolPromptNext, ToolWrite),
 		p(AgentMapping, "Mapping", RoleMapping, "Maps the case's facts to the elements of causes of action and names the gaps (§4.4).",
 			ToolSources, ToolWrite),
 		p(AgentGovernance, "Governance", RoleGovernance, "Promotes sanitized insight into shared knowledge under an approved ticket (§4.5).",
-			ToolPromotionCheck, ToolPromotionRequest, ToolPromotionApproval, ToolWrite),
+			ToolPromotionCheck, ToolPublish, ToolWrite),
 		p(AgentExport, "Export", RoleExport, "Assembles a redacted, verifiable export of a case (§4.6).",
 			ToolExportAuthorize, ToolRedact, ToolExportAssemble, ToolExportFinalize, ToolWrite),
 	}

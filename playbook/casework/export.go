@@ -172,7 +172,7 @@ func (k *kit) exportAuthorize(ctx context.Context, c tool.Call) (json.RawMessage
 		}
 		items = append(items, it)
 	}
-	return json.Marshal(map[string]any{"export_request_id": in.ID, "profile": p.Name, "items": items})
+	return json.Marshal(map[string]any{"export_request_id": in.ID, "profile": p.Name, "profile_version": p.Version, "items": items})
 }
 
 // find returns the case's item id.

@@ -199,7 +199,7 @@ func (s store) parties(ctx context.Context, scope sanad.Scope) ([]string, error)
 		add(in.Form.Client.Name)
 		for _, p := range in.Form.Parties {
 			add(p.Name)
-			add(p.Organization)
+			add(p.Organisation)
 		}
 	}
 	return out, nil

@@ -65,7 +65,7 @@ func tools(h *home.Home, pol *policy.Set, cfg Config) []tool.Spec {
 	}
 	session := `"client_session_id":{"type":"string","minLength":1,"maxLength":128}`
 	exportID := `"export_request_id":{"type":"string","minLength":1,"maxLength":128}`
-	return []tool.Spec{
+	specs := []tool.Spec{
 		spec(ToolWrite, "", "write", "Write a record to a domain table as a db_write child run under a lane; the lane decides who may.",
 			`{"type":"object","required":["lane","table","op","record"],"additionalProperties":false,"properties":{
   "lane":{"type":"string","minLength":1,"maxLength":64},"table":{"type":"string","minLength":1,"maxLength":64},
@@ -111,6 +111,15 @@ func tools(h *home.Home, pol *policy.Set, cfg Config) []tool.Spec {
   "manifest_sha256":{"type":"string","pattern":"^[0-9a-f]{64}$"},"items":{"type":"integer","minimum":0}}}`,
 			tool.SideEffectNone, k.exportFinalize),
 	}
+	for i := range specs {
+		switch specs[i].Name {
+		case ToolConfirmTriage:
+			specs[i].Approver = RoleAttorney
+		case ToolPublish:
+			specs[i].Approver = RoleAttorneyAdmin
+		}
+	}
+	return specs
 }
 
 // attach returns the run a tool call executes in, to write under.
@@ -141,10 +150,19 @@ func (k *kit) write(ctx context.Context, c tool.Call) (json.RawMessage, error) {
 	return json.Marshal(res)
 }
 
+// sources gives the mapping agent the case's evidence: its documents and
+// transcripts, less the privileged ones (the firm's own notes are not
+// evidence of the facts), which it counts.
 func (k *kit) sources(ctx context.Context, c tool.Call) (json.RawMessage, error) {
-	srcs, err := k.store.sources(ctx, c.Principal.Scope)
+	all, err := k.store.sources(ctx, c.Principal.Scope)
 	if err != nil {
 		return nil, err
+	}
+	srcs := make([]Source, 0, len(all))
+	for _, s := range all {
+		if !s.Privileged {
+			srcs = append(srcs, s)
+		}
 	}
 	in, err := k.store.intakeOf(ctx, c.Principal.Scope)
 	if err != nil {
@@ -156,7 +174,7 @@ func (k *kit) sources(ctx context.Context, c tool.Call) (json.RawMessage, error)
 			areas = append(areas, a.ID)
 		}
 	}
-	return json.Marshal(map[string]any{"sources": srcs, "areas": areas})
+	return json.Marshal(map[string]any{"sources": srcs, "areas": areas, "privileged_withheld": len(all) - len(srcs)})
 }
 
 func (k *kit) confirmTriage(_ context.Context, c tool.Call) (json.RawMessage, error) {
@@ -317,6 +335,9 @@ func (k *kit) publish(ctx context.Context, c tool.Call) (json.RawMessage, error)
 	if err := in.Ticket.Validate(); err != nil {
 		return nil, err
 	}
+	if err := in.Ticket.Covers(in.Candidate); err != nil {
+		return nil, err
+	}
 	res, err := k.checkCandidate(ctx, c.Principal.Scope, in.Candidate)
 	if err != nil {
 		return nil, err
@@ -327,10 +348,7 @@ func (k *kit) publish(ctx context.Context, c tool.Call) (json.RawMessage, error)
 			tags = append(tags, f.Check)
 		}
 	}
-	table := "shared_heuristics"
-	if in.Candidate.Kind == "playbook" {
-		table = "shared_playbooks"
-	}
+	table := promote.ScopeOf(in.Candidate.Kind)
 	record, err := json.Marshal(map[string]any{"candidate_id": in.Candidate.ID, "kind": in.Candidate.Kind, "title": in.Candidate.Title,
 		"text": in.Candidate.Text, "ticket_id": in.Ticket.ID, "source_case": c.Principal.Scope.Case, "candidate_sha256": res.CandidateSHA256})
 	if err != nil {
