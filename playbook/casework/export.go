@@ -71,7 +71,7 @@ func (k *kit) exportables(ctx context.Context, scope sanad.Scope, kinds []string
 			return nil, err
 		}
 		for i, n := range notes {
-			out = append(out, exportable{ExportItem: ExportItem{Item: "notes-" + sha256Hex(keys[i]+fmt.Sprint(i))[:16], Kind: "notes"},
+			out = append(out, exportable{ExportItem: ExportItem{Item: "notes-" + sha256Hex(keys[i] + fmt.Sprint(i))[:16], Kind: "notes"},
 				name: n.Kind + "-notes-" + fmt.Sprint(i+1) + ".md", text: renderNotes(n)})
 		}
 	}

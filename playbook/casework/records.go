@@ -37,12 +37,12 @@ type TranscriptRecord struct {
 // NotesRecord is a row of interview_notes: an interview's notes, or the
 // intake's assessment (Kind "intake").
 type NotesRecord struct {
-	Kind            string             `json:"kind"` // interview | intake
-	ClientSessionID string             `json:"client_session_id"`
-	TranscriptID    string             `json:"transcript_id,omitempty"`
-	Notes           *interview.Notes   `json:"notes,omitempty"`
+	Kind            string              `json:"kind"` // interview | intake
+	ClientSessionID string              `json:"client_session_id"`
+	TranscriptID    string              `json:"transcript_id,omitempty"`
+	Notes           *interview.Notes    `json:"notes,omitempty"`
 	NextQuestion    *interview.Question `json:"next_question,omitempty"`
-	Intake          *intake.Assessment `json:"intake,omitempty"`
+	Intake          *intake.Assessment  `json:"intake,omitempty"`
 	// Form is the intake form, for the parties and dates later agents need.
 	Form *intake.Form `json:"form,omitempty"`
 }
