@@ -213,6 +213,9 @@ func roleRequest(a Analysis, role string, round int, draft debate.Output, heard 
 	}
 	d := draft
 	d.ToolCalls, d.Timestamp = nil, ""
+	// Lists the schema wants as arrays, not null.
+	d.ClaimRefs = nonNil(d.ClaimRefs)
+	d.Muhasabah.SupportedClaimIDs = nonNil(d.Muhasabah.SupportedClaimIDs)
 	raw, _ := json.MarshalIndent(d, "", " ")
 	fmt.Fprintf(&user, "\nYour draft for this round, from the deterministic analysis: refine it, or keep it if it is right.\n%s\n", raw)
 
@@ -253,6 +256,13 @@ func cut(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
 }
 
 func orDash(s string) string {

@@ -200,6 +200,9 @@ var (
 	// numberRE finds the number of a figure: 48.2 in "£48.2m", 2024 in
 	// "FY2024", 1,250 in "1,250 customers".
 	numberRE = regexp.MustCompile(`\d[\d,]*(\.\d+)?`)
+	// periodRE finds a period whose year figureRE does not see: FY2024,
+	// Q3-2025, LTM-2025.
+	periodRE = regexp.MustCompile(`(?i)\b(FY|LTM-?|[QH][1-4]-?)\s?(19|20)\d\d\b`)
 	// sentenceEnd ends a sentence: a stop followed by a space or the end,
 	// so that "£48.2m" stays whole.
 	sentenceEnd = regexp.MustCompile(`[.!?](\s+|$)|\n+`)
@@ -235,10 +238,11 @@ func FactualAssertions(content string) []string {
 	return out
 }
 
-// untraced returns the first number of the factual assertions facts of out
-// that no claim or calc out cites states (by states), with its sentence; ""
-// when each is stated. Numbers are compared without their thousands
-// separators.
+// untraced returns the first figure of the factual assertions facts of out
+// whose number no claim or calc out cites states (by states), with its
+// sentence; "" when each is stated. A figure is what FactualAssertions
+// takes for one (a count without a unit is not); numbers are compared
+// without their thousands separators.
 func untraced(facts []string, out Output, states map[string]string) (figure, sentence string) {
 	if len(facts) == 0 {
 		return "", ""
@@ -253,8 +257,13 @@ func untraced(facts []string, out Output, states map[string]string) (figure, sen
 		}
 	}
 	for _, s := range facts {
-		for _, n := range numberRE.FindAllString(notAFactRE.ReplaceAllString(s, " "), -1) {
-			if !stated[strings.ReplaceAll(n, ",", "")] {
+		plain := notAFactRE.ReplaceAllString(s, " ")
+		figures := append(figureRE.FindAllStringIndex(plain, -1), periodRE.FindAllStringIndex(plain, -1)...)
+		for _, loc := range numberRE.FindAllStringIndex(plain, -1) {
+			n := plain[loc[0]:loc[1]]
+			// The number is (part of) a figure: "£48.2m" matches as "£4".
+			inFigure := slices.ContainsFunc(figures, func(f []int) bool { return f[0] < loc[1] && loc[0] < f[1] })
+			if inFigure && !stated[strings.ReplaceAll(n, ",", "")] {
 				return n, s
 			}
 		}
