@@ -4,7 +4,8 @@
 // reading the files again), then each round is one step per role, in the
 // order a round hears them, and every role's output passes the Muḥāsabah
 // gate as a recorded muhasabah.check call; a rejection is a
-// muhasabah.rejected event and fails the run (the gate is fail-closed).
+// muhasabah.rejected event and refuses the output (the gate is
+// fail-closed): a refused deterministic output fails the run.
 // The last step is the memo, with what each role said round by round.
 // A crashed debate resumes at the step after its last checkpoint,
 // re-running no round.
