@@ -26,6 +26,9 @@ const (
 // the key metrics, what was found, how the debate ended, and a citation
 // for every claim a statement rests on. Every figure in it comes from a
 // claim (its span holds it) or a calc over claims: CheckFigures walks them.
+// Deliberation, what the roles said round by round, is written by whoever
+// runs the debate, each position having passed the Muḥāsabah gate (to the
+// figure when a model wrote it); CheckFigures does not walk it.
 type Memo struct {
 	Deal           string           `json:"deal"`
 	Company        string           `json:"company"`
@@ -39,6 +42,7 @@ type Memo struct {
 	Upheld         []Ruling         `json:"upheld_challenges"`
 	Dismissed      []Ruling         `json:"dismissed_challenges"`
 	Dissent        []debate.Dissent `json:"preserved_dissent"`
+	Deliberation   []Position       `json:"deliberation,omitempty"`
 	OpenQuestions  []string         `json:"open_questions"`
 	StopReason     string           `json:"stop_reason"`
 	Excluded       []Excluded       `json:"excluded,omitempty"`
@@ -54,6 +58,22 @@ type Statement struct {
 	Text   string   `json:"text"`
 	Claims []string `json:"claim_ids,omitempty"`
 	Calcs  []string `json:"calc_ids,omitempty"`
+}
+
+// Position is what a role said in one round of the debate, as the gate
+// let it through.
+type Position struct {
+	Round   int    `json:"round"`
+	Role    string `json:"role"`
+	AgentID string `json:"agent_id"`
+	// Mode is who wrote it: "deterministic" (the role's analysis), "model"
+	// (the role's model), or "model_rejected_fallback" (the gate refused
+	// the model's outputs and the role's analysis was heard instead).
+	Mode       string   `json:"mode"`
+	Content    string   `json:"content"`
+	Claims     []string `json:"claim_ids,omitempty"`
+	Calcs      []string `json:"calc_ids,omitempty"`
+	Confidence float64  `json:"confidence"`
 }
 
 // Ruling is a challenge with the arbiter's ruling on it.
@@ -457,6 +477,20 @@ func (m Memo) Markdown() string {
 		b.WriteString("## Preserved dissent\n\n")
 		for _, d := range m.Dissent {
 			fmt.Fprintf(&b, "- %s (%s): %s %s\n", d.Role, d.AgentID, d.Position, cite(d.ClaimRefs, nil))
+		}
+		b.WriteString("\n")
+	}
+	if len(m.Deliberation) > 0 {
+		b.WriteString("## Deliberation\n\n")
+		for _, p := range m.Deliberation {
+			// A claim the memo's sources do not list is named by its id.
+			refs := cite(p.Claims, p.Calcs)
+			for _, id := range p.Claims {
+				if _, ok := ref[id]; !ok {
+					refs += "[claim " + shortID(id) + "]"
+				}
+			}
+			fmt.Fprintf(&b, "- Round %d, %s (%s, confidence %.2f): %s %s\n", p.Round, strings.ReplaceAll(p.Role, "_", " "), strings.ReplaceAll(p.Mode, "_", " "), p.Confidence, p.Content, refs)
 		}
 		b.WriteString("\n")
 	}

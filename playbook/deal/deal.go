@@ -4,21 +4,34 @@
 // reading the files again), then each round is one step per role, in the
 // order a round hears them, and every role's output passes the Muḥāsabah
 // gate as a recorded muhasabah.check call; a rejection is a
-// muhasabah.rejected event and fails the run (the gate is fail-closed).
-// The last step is the memo. A crashed debate resumes at the step after
-// its last checkpoint, re-running no round.
+// muhasabah.rejected event and refuses the output (the gate is
+// fail-closed): a refused deterministic output fails the run.
+// The last step is the memo, with what each role said round by round.
+// A crashed debate resumes at the step after its last checkpoint,
+// re-running no round.
+//
+// Each role has a deterministic implementation, its output of the round in
+// the analysis, and a model-backed one when a reasoning model is configured
+// (see model.go): the model writes the role's output as structured output,
+// which passes the same lookups and the same gate, checked to the figure;
+// an output the gate refuses twice is replaced by the deterministic one.
 package deal
 
 import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/agent"
+	"github.com/sanadhq/sanad/calc"
+	"github.com/sanadhq/sanad/claim"
 	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/diligence"
 	"github.com/sanadhq/sanad/home"
@@ -61,13 +74,43 @@ type Input struct {
 }
 
 // Analysis is what deal.analyze returns: the memo, every role's output of
-// every round, and what the gate knows of the evidence.
+// every round, what the gate knows of the evidence, and the claims a role
+// may cite.
 type Analysis struct {
 	Memo     diligence.Memo  `json:"memo"`
 	Outputs  []debate.Output `json:"outputs"`
 	Evidence debate.Evidence `json:"evidence"`
 	Rounds   int             `json:"rounds"`
+	Claims   []ClaimBrief    `json:"claims"`
 }
+
+// ClaimBrief is a claim of the deal's registry as a role reads it.
+type ClaimBrief struct {
+	ID       string      `json:"claim_id"`
+	Value    claim.Value `json:"value"`
+	Document string      `json:"document"`
+	Grade    string      `json:"grade"`
+	// Ahad marks a claim carried by one source alone.
+	Ahad    bool   `json:"ahad"`
+	Verdict string `json:"verdict,omitempty"`
+	// Text is the claim's sentence, cut at maxClaimText bytes.
+	Text string `json:"text"`
+}
+
+// States is what the claim states, for the gate's check of figures: its
+// sentence, its value as a reader and as a number writes it, its period.
+func (c ClaimBrief) States() string {
+	return strings.Join([]string{c.Text, diligence.FormatValue(c.Value), strconv.FormatFloat(c.Value.Value, 'f', -1, 64), c.Value.Period}, " ")
+}
+
+// Modes of a heard output.
+const (
+	ModeDeterministic = "deterministic"
+	ModeModel         = "model"
+	// ModeFallback: the gate refused the model's output twice, and the
+	// role's deterministic output was heard instead.
+	ModeFallback = "model_rejected_fallback"
+)
 
 // Heard is a role's step output: its output, or why it was not heard (the
 // debate stopped before the round).
@@ -77,6 +120,12 @@ type Heard struct {
 	Heard  bool           `json:"heard"`
 	Reason string         `json:"reason,omitempty"`
 	Output *debate.Output `json:"output,omitempty"`
+	// Mode says who wrote Output (ModeDeterministic, ModeModel or
+	// ModeFallback).
+	Mode string `json:"mode,omitempty"`
+	// Rejected are the violations for which the model's outputs were
+	// refused, in the order they were found.
+	Rejected []debate.Violation `json:"rejected,omitempty"`
 	// LookedUp counts the claims the role looked up before its output
 	// went to the gate.
 	LookedUp int `json:"looked_up,omitempty"`
@@ -100,7 +149,7 @@ func New() (*playbook.Playbook, error) {
 			tools = append(tools, ToolAnalyze)
 		}
 		id := agentID(role)
-		agents = append(agents, agent.Profile{ID: id, Name: strings.ReplaceAll(role, "_", " "), Role: role, ModelClass: "none",
+		agents = append(agents, agent.Profile{ID: id, Name: strings.ReplaceAll(role, "_", " "), Role: role, ModelClass: "reasoning",
 			Description:    "The " + strings.ReplaceAll(role, "_", " ") + " of the due-diligence debate (seed 000 §2.2).",
 			PermittedTools: tools, Enabled: true, Version: "1.0.0"})
 		nodes[id] = func(p agent.Profile) agent.Node {
@@ -120,33 +169,31 @@ func New() (*playbook.Playbook, error) {
 }
 
 // Definition is the debate's workflow: analyze, then rounds × roles, then
-// the memo, each step after the one before.
+// the memo, each step after the one before. A role's step depends on the
+// analysis and on every role's step before it, whose outputs it hears; the
+// memo on all of them.
 func Definition(rounds int) *workflow.Definition {
 	d := &workflow.Definition{Name: Name, Version: "1.0.0", Agent: agentID(debate.RoleArbiter),
 		Description: "Analyse a deal's data room, hear each role round by round, and write the memo."}
 	d.Steps = append(d.Steps, workflow.Step{ID: "analyze", Agent: agentID(debate.RoleArbiter), Task: taskAnalyze})
-	prev := "analyze"
+	before := []string{"analyze"}
 	for r := 1; r <= rounds; r++ {
 		for _, role := range debate.Roles {
-			id := fmt.Sprintf("r%d-%s", r, strings.ReplaceAll(role, "_", "-"))
-			d.Steps = append(d.Steps, workflow.Step{ID: id, Agent: agentID(role), Task: fmt.Sprintf("Round %d", r), DependsOn: dedupe("analyze", prev)})
-			prev = id
+			id := stepID(r, role)
+			d.Steps = append(d.Steps, workflow.Step{ID: id, Agent: agentID(role), Task: fmt.Sprintf("Round %d", r), DependsOn: slices.Clone(before)})
+			before = append(before, id)
 		}
 	}
-	d.Steps = append(d.Steps, workflow.Step{ID: "memo", Agent: agentID(debate.RoleArbiter), Task: taskMemo, DependsOn: dedupe("analyze", prev)})
+	d.Steps = append(d.Steps, workflow.Step{ID: "memo", Agent: agentID(debate.RoleArbiter), Task: taskMemo, DependsOn: before})
 	return d
 }
+
+// stepID is the id of a role's step in a round: r2-sanad-breaker.
+func stepID(round int, role string) string { return fmt.Sprintf("r%d-%s", round, agentID(role)) }
 
 // agentID is the agent id of a role: the seed's role names use '_', agent
 // ids '-'.
 func agentID(role string) string { return strings.ReplaceAll(role, "_", "-") }
-
-func dedupe(a, b string) []string {
-	if a == b {
-		return []string{a}
-	}
-	return []string{a, b}
-}
 
 // act is every role's node: the arbiter's analysis and memo, and each
 // role's output of a round through the gate.
@@ -159,15 +206,7 @@ func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
 		}
 		return agent.Output{Content: raw, Summary: "the data room analysed"}, nil
 	case in.Task == taskMemo:
-		a, err := analysis(in)
-		if err != nil {
-			return agent.Output{}, err
-		}
-		raw, err := json.Marshal(a.Memo)
-		if err != nil {
-			return agent.Output{}, err
-		}
-		return agent.Output{Content: raw, Summary: a.Memo.Recommendation + " (" + a.Memo.StopReason + ")"}, nil
+		return memo(in)
 	}
 	var round int
 	if _, err := fmt.Sscanf(in.Task, "Round %d", &round); err != nil {
@@ -178,43 +217,183 @@ func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
 		return agent.Output{}, err
 	}
 	h := Heard{Round: round, Role: me}
+	var draft *debate.Output
 	for i := range a.Outputs {
 		if a.Outputs[i].Role == me && a.Outputs[i].RoundNumber == round {
-			h.Output = &a.Outputs[i]
+			draft = &a.Outputs[i]
 		}
 	}
-	if h.Output == nil {
+	switch {
+	case draft == nil:
 		h.Reason = fmt.Sprintf("the debate stopped after round %d: %s", a.Rounds, a.Memo.StopReason)
 		raw, _ := json.Marshal(h)
 		return agent.Output{Content: raw, Summary: "not heard: " + h.Reason}, nil
-	}
-	// The role looks up what it cites in the registry (§4.1), through the
-	// gateway, before its output goes to the gate.
-	seen := map[string]bool{}
-	for _, id := range append(append([]string{}, h.Output.ClaimRefs...), h.Output.Muhasabah.SupportedClaimIDs...) {
-		if seen[id] || len(seen) == maxLookups {
-			continue
-		}
-		seen[id] = true
-		arg, _ := json.Marshal(map[string]any{"claim_id": id, "include_sanad": true})
-		if _, err := in.Tools.Call(ctx, ToolLookupClaim, arg); err != nil {
+	case in.Model != nil:
+		if h, err = speak(ctx, in, a, me, round, *draft); err != nil {
 			return agent.Output{}, err
 		}
-		h.LookedUp++
-	}
-	check, err := json.Marshal(map[string]any{"output": h.Output, "evidence": a.Evidence})
-	if err != nil {
-		return agent.Output{}, err
-	}
-	if _, err := in.Tools.Call(ctx, ToolCheck, check); err != nil {
-		return agent.Output{}, err
+	default:
+		h.Mode, h.Output = ModeDeterministic, draft
+		lk := &lookups{}
+		if err := lk.cited(ctx, in, *draft, false); err != nil {
+			return agent.Output{}, err
+		}
+		h.LookedUp = lk.n
+		if err := check(ctx, in, *draft, a.Evidence); err != nil {
+			return agent.Output{}, err
+		}
 	}
 	h.Heard = true
 	raw, err := json.Marshal(h)
 	if err != nil {
 		return agent.Output{}, err
 	}
-	return agent.Output{Content: raw, Summary: fmt.Sprintf("round %d heard, %d claims cited", round, len(h.Output.ClaimRefs))}, nil
+	return agent.Output{Content: raw, Summary: fmt.Sprintf("round %d heard (%s), %d claims cited", round, h.Mode, len(h.Output.ClaimRefs))}, nil
+}
+
+// lookups are the claims a role looked up in one step: each once, at most
+// maxLookups (§6.2).
+type lookups struct {
+	seen map[string]bool
+	n    int
+}
+
+// cited has the role look up what out cites in the registry (§4.1),
+// through the gateway, before out goes to the gate. A claim the registry
+// does not hold fails the step, unless lenient (a model's output: the gate
+// refuses what cites it).
+func (l *lookups) cited(ctx context.Context, in agent.Input, out debate.Output, lenient bool) error {
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	for _, id := range append(slices.Clone(out.ClaimRefs), out.Muhasabah.SupportedClaimIDs...) {
+		if l.seen[id] || len(l.seen) == maxLookups {
+			continue
+		}
+		l.seen[id] = true
+		arg, _ := json.Marshal(map[string]any{"claim_id": id, "include_sanad": true})
+		_, err := in.Tools.Call(ctx, ToolLookupClaim, arg)
+		var te *agent.ToolError
+		switch {
+		case err == nil:
+			l.n++
+		case lenient && errors.As(err, &te):
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// check passes out through the Muḥāsabah gate, a recorded muhasabah.check
+// call; a refusal is an *agent.ToolError with code MUHASABAH_GATE, and the
+// gate has recorded the muhasabah.rejected event.
+func check(ctx context.Context, in agent.Input, out debate.Output, ev debate.Evidence) error {
+	raw, err := json.Marshal(map[string]any{"output": out, "evidence": ev})
+	if err != nil {
+		return err
+	}
+	_, err = in.Tools.Call(ctx, ToolCheck, raw)
+	return err
+}
+
+// memo is the memo of the analysis with the deliberation: every output
+// heard, round by round. An output a model wrote is checked again, to the
+// figure, before it enters the memo.
+func memo(in agent.Input) (agent.Output, error) {
+	a, err := analysis(in)
+	if err != nil {
+		return agent.Output{}, err
+	}
+	m := a.Memo
+	for _, h := range heardBefore(in, a.Rounds+1) {
+		o := h.Output
+		if h.Mode == ModeModel {
+			if vs := debate.Check(*o, a.evidenceFor(*o)); len(vs) > 0 {
+				return agent.Output{}, sanad.Errorf(sanad.CodeMuhasabahGate, "deal.memo", "the output of %s in round %d breaks %s: %s", h.Role, h.Round, vs[0].Rule, vs[0].Detail)
+			}
+		}
+		m.Deliberation = append(m.Deliberation, diligence.Position{Round: h.Round, Role: h.Role, AgentID: o.AgentID, Mode: h.Mode,
+			Content: o.Content, Claims: o.ClaimRefs, Calcs: o.CalcRefs, Confidence: o.Muhasabah.Confidence})
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return agent.Output{}, err
+	}
+	return agent.Output{Content: raw, Summary: m.Recommendation + " (" + m.StopReason + ")"}, nil
+}
+
+// heardBefore returns the outputs heard in the steps of in.Inputs before
+// round, in the order the debate heard them.
+func heardBefore(in agent.Input, round int) []Heard {
+	var out []Heard
+	for r := 1; r < round; r++ {
+		for _, role := range debate.Roles {
+			raw, ok := in.Inputs[stepID(r, role)]
+			if !ok {
+				continue
+			}
+			var h Heard
+			if json.Unmarshal(raw, &h) == nil && h.Heard && h.Output != nil {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// evidenceFor is the evidence the gate checks a model's output o with:
+// the analysis' evidence and what each claim and calc o cites states.
+func (a Analysis) evidenceFor(o debate.Output) debate.Evidence {
+	ev := a.Evidence
+	ev.States = map[string]string{}
+	byID := map[string]ClaimBrief{}
+	for _, c := range a.Claims {
+		byID[c.ID] = c
+	}
+	for _, id := range append(slices.Clone(o.ClaimRefs), o.Muhasabah.SupportedClaimIDs...) {
+		if c, ok := byID[id]; ok {
+			ev.States[id] = c.States()
+		}
+	}
+	for _, r := range a.Memo.Calcs {
+		if slices.Contains(o.CalcRefs, r.CalcID) || slices.Contains(o.Muhasabah.SupportedCalcIDs, r.CalcID) {
+			ev.States[r.CalcID] = calcStates(r)
+		}
+	}
+	return ev
+}
+
+// calcStates is what a calc states: its value, as the memo and as a
+// number writes it, and its unit.
+func calcStates(r calc.Result) string {
+	return strconv.FormatFloat(r.Value, 'f', 2, 64) + " " + strconv.FormatFloat(r.Value, 'f', -1, 64) + " " + r.Unit
+}
+
+// maxClaimText bounds the sentence of a claim in its brief.
+const maxClaimText = 300
+
+// briefs are the claims of the deal's registry the gate knows, in registry
+// order.
+func briefs(d diligence.Deal, f diligence.Findings, ev debate.Evidence) []ClaimBrief {
+	out := []ClaimBrief{}
+	seen := map[string]bool{}
+	for _, rec := range diligence.Registry(d, f) {
+		for _, c := range rec.Claims {
+			info, ok := ev.Claims[c.ID]
+			if !ok || seen[c.ID] {
+				continue
+			}
+			seen[c.ID] = true
+			text := c.Text
+			if len(text) > maxClaimText {
+				// Cut at a space, so that no figure is cut in two.
+				text = text[:strings.LastIndexByte(text[:maxClaimText], ' ')+1] + "…"
+			}
+			out = append(out, ClaimBrief{ID: c.ID, Value: c.Value, Document: rec.Document, Grade: info.Grade, Ahad: info.Ahad, Verdict: string(c.Verdict), Text: text})
+		}
+	}
+	return out
 }
 
 func analysis(in agent.Input) (Analysis, error) {
@@ -274,7 +453,8 @@ func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 						return nil, err
 					}
 				}
-				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: diligence.Evidence(d, f), Rounds: max(len(f.Rounds), 1)})
+				ev := diligence.Evidence(d, f)
+				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: ev, Rounds: max(len(f.Rounds), 1), Claims: briefs(d, f, ev)})
 			},
 		},
 		{

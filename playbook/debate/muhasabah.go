@@ -38,9 +38,17 @@ type Violation struct {
 
 // Evidence is what the enforcer knows of the claims and calcs an output may
 // cite: each claim's grade ("A"–"D") and whether one source alone carries it.
+//
+// States, when set, is what each claim or calc states, by id: the claim's
+// text, value and period, the calc's value. Rule 1 is then checked to the
+// figure: every id an output cites (claim_refs and calc_refs too) must be
+// known, and every figure of its factual assertions must be one that a
+// cited claim or calc states. An output written by a model is checked with
+// States; one whose content its author controls, without.
 type Evidence struct {
 	Claims map[string]ClaimInfo `json:"claims"`
 	Calcs  map[string]bool      `json:"calcs"`
+	States map[string]string    `json:"states,omitempty"`
 }
 
 // ClaimInfo is what the enforcer knows of one claim.
@@ -82,12 +90,36 @@ func Check(out Output, ev Evidence) []Violation {
 			unknown = append(unknown, id)
 		}
 	}
-	if facts := FactualAssertions(out.Content); len(facts) > 0 {
+	facts := FactualAssertions(out.Content)
+	reported := false
+	cited := len(r.SupportedClaimIDs) > 0 || len(r.SupportedCalcIDs) > 0
+	if len(facts) > 0 {
 		switch {
-		case len(r.SupportedClaimIDs) == 0 && len(r.SupportedCalcIDs) == 0:
+		case !cited:
 			add(RuleNoFreeFacts, "factual assertions without claim ids: %q", facts[0])
 		case len(unknown) > 0:
 			add(RuleNoFreeFacts, "cites ids the registry does not hold: %s", strings.Join(unknown, ", "))
+			reported = true
+		}
+	}
+	if ev.States != nil {
+		if !reported {
+			for _, id := range out.ClaimRefs {
+				if _, ok := ev.Claims[id]; !ok && !slices.Contains(unknown, id) {
+					unknown = append(unknown, id)
+				}
+			}
+			for _, id := range out.CalcRefs {
+				if !ev.Calcs[id] && !slices.Contains(unknown, id) {
+					unknown = append(unknown, id)
+				}
+			}
+			if len(unknown) > 0 {
+				add(RuleNoFreeFacts, "cites ids the registry does not hold: %s", strings.Join(unknown, ", "))
+			}
+		}
+		if f, sentence := untraced(facts, out, ev.States); f != "" && cited {
+			add(RuleNoFreeFacts, "the figure %s in %q is stated by no cited claim or calc", f, sentence)
 		}
 	}
 
@@ -165,6 +197,12 @@ var (
 	// notAFact are numbers that state nothing about the deal: a round, a
 	// step, a citation marker, a list number.
 	notAFactRE = regexp.MustCompile(`(?i)\b(round|step|rule|item|section|clause|§)\s*\d+|\[\d+\]|^\s*\d+[.)]\s`)
+	// numberRE finds the number of a figure: 48.2 in "£48.2m", 2024 in
+	// "FY2024", 1,250 in "1,250 customers".
+	numberRE = regexp.MustCompile(`\d[\d,]*(\.\d+)?`)
+	// periodRE finds a period whose year figureRE does not see: FY2024,
+	// Q3-2025, LTM-2025.
+	periodRE = regexp.MustCompile(`(?i)\b(FY|LTM-?|[QH][1-4]-?)\s?(19|20)\d\d\b`)
 	// sentenceEnd ends a sentence: a stop followed by a space or the end,
 	// so that "£48.2m" stays whole.
 	sentenceEnd = regexp.MustCompile(`[.!?](\s+|$)|\n+`)
@@ -198,4 +236,37 @@ func FactualAssertions(content string) []string {
 		}
 	}
 	return out
+}
+
+// untraced returns the first figure of the factual assertions facts of out
+// whose number no claim or calc out cites states (by states), with its
+// sentence; "" when each is stated. A figure is what FactualAssertions
+// takes for one (a count without a unit is not); numbers are compared
+// without their thousands separators.
+func untraced(facts []string, out Output, states map[string]string) (figure, sentence string) {
+	if len(facts) == 0 {
+		return "", ""
+	}
+	stated := map[string]bool{}
+	r := out.Muhasabah
+	for _, ids := range [][]string{out.ClaimRefs, r.SupportedClaimIDs, out.CalcRefs, r.SupportedCalcIDs} {
+		for _, id := range ids {
+			for _, n := range numberRE.FindAllString(states[id], -1) {
+				stated[strings.ReplaceAll(n, ",", "")] = true
+			}
+		}
+	}
+	for _, s := range facts {
+		plain := notAFactRE.ReplaceAllString(s, " ")
+		figures := append(figureRE.FindAllStringIndex(plain, -1), periodRE.FindAllStringIndex(plain, -1)...)
+		for _, loc := range numberRE.FindAllStringIndex(plain, -1) {
+			n := plain[loc[0]:loc[1]]
+			// The number is (part of) a figure: "£48.2m" matches as "£4".
+			inFigure := slices.ContainsFunc(figures, func(f []int) bool { return f[0] < loc[1] && loc[0] < f[1] })
+			if inFigure && !stated[strings.ReplaceAll(n, ",", "")] {
+				return n, s
+			}
+		}
+	}
+	return "", ""
 }

@@ -85,6 +85,47 @@ func TestD15_MuhasabahRules(t *testing.T) {
 	}
 }
 
+// TestD15_NoFreeFactsToTheFigure: with what each claim states known, rule
+// 1 checks every figure of an output against the claims it cites, and every
+// id it cites against the registry.
+func TestD15_NoFreeFactsToTheFigure(t *testing.T) {
+	ev := evidence
+	ev.States = map[string]string{
+		"clm-rev-audited": "Revenue for FY2024 was £48.2 million, up 18.4% on the year. £48.2m 48200000 FY2024",
+		"calc-runway":     "9.00 months",
+	}
+	cases := []struct {
+		name string
+		edit func(*Output)
+		want string
+	}{
+		{"every figure stated by a cited claim", func(*Output) {}, ""},
+		{"a figure no cited claim states", func(o *Output) { o.Content = "Audited revenue was £52.0m in FY2024." }, "the figure 52.0"},
+		{"a year no cited claim states", func(o *Output) { o.Content = "Audited revenue was £48.2m in FY2023." }, "the figure 2023"},
+		{"thousands separators do not matter", func(o *Output) { o.Content = "Audited revenue was £48,200,000 in FY2024." }, ""},
+		{"a round number is not a figure", func(o *Output) { o.Content = "In round 2 the audited revenue stands at £48.2m." }, ""},
+		{"a claim ref the registry does not hold", func(o *Output) { o.ClaimRefs = append(o.ClaimRefs, "clm-made-up") }, "clm-made-up"},
+		{"a calc ref the registry does not hold", func(o *Output) { o.CalcRefs = []string{"calc-made-up"} }, "calc-made-up"},
+	}
+	for _, c := range cases {
+		o := good()
+		c.edit(&o)
+		var got []string
+		for _, v := range Check(o, ev) {
+			got = append(got, v.Rule+": "+v.Detail)
+		}
+		switch {
+		case c.want == "" && len(got) > 0:
+			t.Errorf("%s: rejected for %v", c.name, got)
+		case c.want != "" && !strings.Contains(strings.Join(got, " "), c.want):
+			t.Errorf("%s: violations %v, want one naming %s", c.name, got, c.want)
+		}
+		if c.want == "" && len(Check(o, evidence)) > 0 {
+			t.Errorf("%s: rejected without States", c.name)
+		}
+	}
+}
+
 func TestD16_GateIsFailClosed(t *testing.T) {
 	var recorded []Rejection
 	record := func(r Rejection) error { recorded = append(recorded, r); return nil }
