@@ -46,7 +46,7 @@ func Example() {
 	fmt.Println(view.Children[0].Kind, view.Children[0].Agent, view.Children[0].Status)
 	// Output:
 	// completed {"text":"Hello, Ada!"}
-	// tool_gateway greeter completed
+	// agent greeter completed
 }
 
 // tempHome returns a new, empty folder for a home.

@@ -153,6 +153,11 @@ type Request struct {
 	// 1–128 letters, digits, '.', '_', ':' or '-', starting with a letter or
 	// digit. A call id is let through once per parent run.
 	CallID string
+	// Key is the idempotency key the tool receives; empty means the
+	// parent run's id, "/", the call id. A workflow gives its own (its run
+	// id and the call id), so that a call keeps its key whichever run of
+	// the step's agent makes it.
+	Key string
 	// Input is the tool's arguments: a JSON object.
 	Input json.RawMessage
 	// Round is the debate round (0 when the workflow has none). It is set
@@ -354,6 +359,12 @@ func (c *call) validate() string {
 		return "tool " + c.e.spec.Name + " needs " + string(c.ti.approval) + " approval: the call must give a justification"
 	}
 	c.info.Key = c.parent.Record.ID + "/" + req.CallID
+	if req.Key != "" {
+		if len(req.Key) > 2*maxName+1 || !utf8.ValidString(req.Key) {
+			return "the idempotency key " + quote(req.Key) + " is not valid: at most " + strconv.Itoa(2*maxName+1) + " bytes of UTF-8"
+		}
+		c.info.Key = req.Key
+	}
 	if len(req.Input) > g.cfg.MaxInputBytes {
 		return fmt.Sprintf("the input has %d bytes; at most %d are allowed", len(req.Input), g.cfg.MaxInputBytes)
 	}

@@ -25,7 +25,7 @@ type Approvals struct {
 var _ tool.HumanApprover = Approvals{}
 
 // ApproveByHuman implements [tool.HumanApprover]. run is the call's
-// tool_gateway run, a child of the workflow run.
+// tool_gateway run, a child of a step's agent run or of the workflow run.
 func (a Approvals) ApproveByHuman(ctx context.Context, run *runs.Run, in tool.Intent) (tool.Verdict, error) {
 	const op = "workflow.approval"
 	evs, err := a.Ledger.Events(ctx, run.Record.Trace)
@@ -37,7 +37,9 @@ func (a Approvals) ApproveByHuman(ctx context.Context, run *runs.Run, in tool.In
 	for _, ev := range evs {
 		switch ev.Type {
 		case gate.TypeCreated:
-			if ev.Run != run.Record.ParentID {
+			// The gate is in the workflow run: the call's parent, or the
+			// root above the step's agent run the call was made in.
+			if ev.Run != run.Record.ParentID && ev.Run != run.Record.RootID {
 				continue
 			}
 			var b gate.Created

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sanadhq/sanad"
@@ -30,6 +31,11 @@ type journal struct {
 	// so that an approval allows one re-run only.
 	gates   map[string]gateState
 	retries map[string]int // effect key → re-runs recorded
+	// agentRuns are the agent runs of the trace by id, stepRuns the agent
+	// run of each step by step id, and ended the runs that have ended.
+	agentRuns map[string]sanad.Run
+	stepRuns  map[string]string
+	ended     map[string]bool
 }
 
 type toolOutcome struct {
@@ -48,6 +54,7 @@ func newJournal() *journal {
 	return &journal{
 		intents: map[string]IntentBody{}, results: map[string]ResultBody{},
 		tools: map[string]toolOutcome{}, attempts: map[string]int{}, gates: map[string]gateState{}, retries: map[string]int{},
+		agentRuns: map[string]sanad.Run{}, stepRuns: map[string]string{}, ended: map[string]bool{},
 	}
 }
 
@@ -56,6 +63,26 @@ func (j *journal) observe(ev *ledger.Event) error {
 	const op = "workflow.journal"
 	bad := func(err error) error { return sanad.Wrap(err, sanad.CodeIntegrity, op, ev.Type+" body") }
 	switch ev.Type {
+	case runs.TypeStarted:
+		var b runs.StartedBody
+		if err := json.Unmarshal(ev.Body, &b); err != nil {
+			return bad(err)
+		}
+		if b.Run.Kind == sanad.KindAgent {
+			j.agentRuns[ev.Run] = b.Run
+		}
+	case runs.TypeAuthz:
+		if _, ok := j.agentRuns[ev.Run]; ok {
+			var d runs.Decision
+			if err := json.Unmarshal(ev.Body, &d); err != nil {
+				return bad(err)
+			}
+			if step, ok := strings.CutPrefix(d.Action, stepAction); ok {
+				j.stepRuns[step] = ev.Run
+			}
+		}
+	case runs.TypeCompleted, runs.TypeFailed, runs.TypeDenied, runs.TypeCancelled:
+		j.ended[ev.Run] = true
 	case TypeEffectIntent:
 		var b IntentBody
 		if err := json.Unmarshal(ev.Body, &b); err != nil {
@@ -153,7 +180,38 @@ type StepContext struct {
 	context, memory map[string]json.RawMessage
 	seq             int
 	compensating    bool
+	// agentRun is the run the step's agent acts in (nil in a replay, and
+	// for a compensation); runID its id, also in a replay when the
+	// record has one.
+	agentRun *runs.Run
+	runID    string
 }
+
+// stepAction is the action of the decision that starts a step's agent run:
+// "step:" and the step id.
+const stepAction = "step:"
+
+// parent returns the run the step's calls are children of: its agent run,
+// or the workflow run.
+func (s *StepContext) parent() *runs.Run {
+	if s.agentRun != nil && !s.compensating {
+		return s.agentRun
+	}
+	return s.x.run
+}
+
+// parentID returns the id of the run the step's calls were or are made in.
+func (s *StepContext) parentID() string {
+	if s.runID != "" && !s.compensating {
+		return s.runID
+	}
+	return s.x.run.Record.ID
+}
+
+// AgentRun is the id of the run the step's agent acts in: its own agent
+// run, a child of the workflow run (the workflow run's id for a step
+// recorded before steps had agent runs).
+func (s *StepContext) AgentRun() string { return s.parentID() }
 
 func (x *exec) newStepContext(step *Step, i int) *StepContext {
 	x.mu.Lock()
@@ -495,7 +553,7 @@ func (s *StepContext) callTool(ctx context.Context, agent, callID, key string, c
 		prior := x.journal.attempts[gwKey]
 		x.journal.mu.Unlock()
 		p := policy.Principal{Agent: agent, Role: e.role(agent), Scope: x.run.Record.Scope}
-		r := e.cfg.Gateway.Call(ctx, x.run, p, tool.Request{Tool: name, CallID: callID, Input: input, PriorAttempts: prior, Justification: justification})
+		r := e.cfg.Gateway.Call(ctx, s.parent(), p, tool.Request{Tool: name, CallID: callID, Key: gwKey, Input: input, PriorAttempts: prior, Justification: justification})
 		if err := r.Err(); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -362,8 +363,10 @@ func (e *Engine) closeOrphans(ctx context.Context, rec sanad.Run, evs []*ledger.
 	for _, o := range open {
 		byRun[o.Run] = o
 	}
+	// A step's agent run goes on when its step is run again.
+	steps := stepRunIDs(evs, rec.ID)
 	for _, r := range all {
-		if r.ID == rec.ID || r.Status != sanad.StatusRunning {
+		if r.ID == rec.ID || r.Status != sanad.StatusRunning || steps[r.ID] {
 			continue
 		}
 		child, err := e.cfg.Runs.Attach(r, "")
@@ -382,6 +385,28 @@ func (e *Engine) closeOrphans(ctx context.Context, rec sanad.Run, evs []*ledger.
 		}
 	}
 	return nil
+}
+
+// stepRunIDs returns the ids of the agent runs the workflow run started for
+// its steps.
+func stepRunIDs(evs []*ledger.Event, workflowRun string) map[string]bool {
+	agents := map[string]bool{}
+	out := map[string]bool{}
+	for _, ev := range evs {
+		switch ev.Type {
+		case runs.TypeStarted:
+			var b runs.StartedBody
+			if json.Unmarshal(ev.Body, &b) == nil && b.Run.Kind == sanad.KindAgent && b.Run.ParentID == workflowRun {
+				agents[ev.Run] = true
+			}
+		case runs.TypeAuthz:
+			var d runs.Decision
+			if agents[ev.Run] && json.Unmarshal(ev.Body, &d) == nil && strings.HasPrefix(d.Action, stepAction) {
+				out[ev.Run] = true
+			}
+		}
+	}
+	return out
 }
 
 // state is what a run's events say of it: its definition and input, its
@@ -690,6 +715,10 @@ func (x *exec) fail(key string, err error) {
 func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
 	step := &x.def.Steps[i]
 	sc := x.newStepContext(step, i)
+	if err := x.stepRun(ctx, sc); err != nil {
+		x.release()
+		return nil, err
+	}
 	x.e.crash(PointBeforeAction)
 	out, err := x.e.cfg.Actions.run(ctx, sc)
 	x.release()
@@ -704,6 +733,23 @@ func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
 	if x.replay != nil {
 		return out, x.compare(step.ID, out, err)
 	}
+	// The agent run ends before the step is recorded: a crash between the
+	// two re-runs the step, whose effects are read back from the record.
+	if sc.agentRun != nil {
+		var aerr error
+		if err != nil {
+			aerr = sc.agentRun.Fail(ctx, err)
+		} else {
+			aerr = sc.agentRun.Complete(ctx, nil, out)
+		}
+		if aerr != nil {
+			x.recordFailed(i, aerr)
+			return nil, aerr
+		}
+		x.journal.mu.Lock()
+		x.journal.ended[sc.agentRun.Record.ID] = true
+		x.journal.mu.Unlock()
+	}
 	typ := TypeStepCompleted
 	if err != nil {
 		typ = TypeStepFailed
@@ -716,6 +762,46 @@ func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
 	x.executed++
 	x.mu.Unlock()
 	return out, err
+}
+
+// stepRun gives the step its agent run (contract v1 §1: each agent acts in
+// a run of its own, a child of the workflow run): in a replay, the one the
+// record holds; after a crash in the middle of the step, the same run,
+// still running; else a new one.
+func (x *exec) stepRun(ctx context.Context, sc *StepContext) error {
+	step := sc.Step
+	j := x.journal
+	j.mu.Lock()
+	id, ok := j.stepRuns[step.ID]
+	rec, ended := j.agentRuns[id], j.ended[id]
+	j.mu.Unlock()
+	if x.replay != nil {
+		if ok {
+			sc.runID = id
+		}
+		return nil
+	}
+	agent := cmp.Or(step.Agent, x.def.Agent)
+	var run *runs.Run
+	var err error
+	if ok && !ended {
+		run, err = x.e.cfg.Runs.Attach(rec, x.e.role(agent))
+	} else {
+		run, err = x.e.cfg.Runs.Start(ctx, runs.Spec{
+			Kind: sanad.KindAgent, Parent: x.run, Scope: x.run.Record.Scope, Agent: agent, Role: x.e.role(agent),
+			PolicyVersions: x.run.Record.PolicyVersions, TaxonomyVersions: x.run.Record.TaxonomyVersions,
+			Request:  map[string]any{"workflow": x.def.Name, "step": step.ID, "task": step.Task},
+			Decision: runs.Decision{Allow: true, Reason: "step " + step.ID + " of workflow " + x.def.Name + " runs its agent", Action: stepAction + step.ID},
+		})
+	}
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	j.agentRuns[run.Record.ID], j.stepRuns[step.ID] = run.Record, run.Record.ID
+	j.mu.Unlock()
+	sc.agentRun, sc.runID = run, run.Record.ID
+	return nil
 }
 
 // compare checks a replayed step against its record.

@@ -29,7 +29,7 @@ var _ ModelCaller = (*model.Recorder)(nil)
 // requests that depend only on what the step was given.
 func (s *StepContext) Generate(ctx context.Context, m ModelCaller, class string, req model.Request) (model.Response, error) {
 	_, key := s.nextKey()
-	return s.generate(ctx, m, s.x.run, s.Step.Agent, class, key, req)
+	return s.generate(ctx, m, s.parent(), s.Step.Agent, class, key, req)
 }
 
 // generate makes the model call req as agent, a model_call child of parent,

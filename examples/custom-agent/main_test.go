@@ -14,6 +14,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := regexp.MustCompile(`^run r[0-9a-f]+ completed: \{"matches":\["Acme Shell Co"\],"screened":2\}
+  agent run by screener: completed
   tool_gateway run by screener: completed
   tool_gateway run by screener: completed
 trace verified: [0-9]+ signed events
