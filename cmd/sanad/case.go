@@ -18,6 +18,7 @@ import (
 
 	"github.com/sanadhq/sanad"
 	"github.com/sanadhq/sanad/bundle"
+	"github.com/sanadhq/sanad/casework/coa"
 	"github.com/sanadhq/sanad/casework/interview"
 	"github.com/sanadhq/sanad/casework/redact"
 	"github.com/sanadhq/sanad/connector"
@@ -371,7 +372,8 @@ elements with no evidence yet. A screening aid for an attorney, not legal advice
 			if err := a.caseExistsIn(ctx, scope); err != nil {
 				return err
 			}
-			r, res, err := a.caseRun(ctx, casework.Map, scope, casework.MapInput{COAVersion: coaVersion}, casework.Config{})
+			// The run pins the taxonomy's version in its request.
+			r, res, err := a.caseRun(ctx, casework.Map, scope, casework.MapInput{COAVersion: cmp.Or(coaVersion, coa.Default().Version)}, casework.Config{})
 			if err != nil {
 				return err
 			}

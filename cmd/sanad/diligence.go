@@ -455,9 +455,11 @@ step writes the memo. A crashed run resumes with sanad debate resume RUN, re-run
 }
 
 // debate opens a runner over the home with the debate playbook and runs it
-// over the deal in dir; the caller closes the runner.
+// over the deal in dir; the caller closes the runner. With a reasoning model
+// configured (the home's sanad.yaml), the roles speak through it, every
+// output still through the gate; without one they are the offline roles.
 func (a *app) debate(ctx context.Context, dir, asOf, tenant string) (*runner.Runner, diligence.Memo, runner.Result, error) {
-	r, err := a.openRunner(ctx, runnerOptions{NoModels: true}, deal.Name)
+	r, err := a.openRunner(ctx, runnerOptions{}, deal.Name)
 	if err != nil {
 		return nil, diligence.Memo{}, runner.Result{}, err
 	}

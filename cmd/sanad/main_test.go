@@ -41,6 +41,11 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("DEALS", deals)
+			cases, err := filepath.Abs("../../examples/cases")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CASES", cases)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

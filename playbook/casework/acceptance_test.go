@@ -1,14 +1,12 @@
 package casework_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sanadhq/sanad"
-	"github.com/sanadhq/sanad/bundle"
 	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/playbook/casework"
@@ -261,7 +259,7 @@ func TestC14_GovernancePromotesSanitizedInsightOnly(t *testing.T) {
 		t.Errorf("an attorney approving a promotion: got %v, want POLICY_DENIED", err)
 	}
 	res = e.approve(res, casework.RoleAttorneyAdmin)
-	rs := audit(t, e, res.Trace)
+	audit(t, e, res.Trace)
 	var out casework.PromoteOutcome
 	if err := json.Unmarshal(res.Outputs["publish"], &out); err != nil {
 		t.Fatal(err)
@@ -294,7 +292,6 @@ func TestC14_GovernancePromotesSanitizedInsightOnly(t *testing.T) {
 	if promoted != 1 {
 		t.Errorf("promotion writes: %d, want 1", promoted)
 	}
-	_ = rs
 	ticket := map[string]string{"promotion_ticket_id": in.Ticket.ID}
 	deniedWrite(t, e, "c-1", casework.LanePromote, "shared_heuristics", ticket, others(casework.RoleGovernance, casework.RoleAttorneyAdmin))
 	// The lane refuses content tagged as case text, identity or privileged,
@@ -352,14 +349,7 @@ func TestC14_ExportProducesManifestHashesAndAuditEvents(t *testing.T) {
 			t.Errorf("item %s: the bundle's bytes hash to %s, the manifest says %s", it.Path, sha(c), it.SHA256)
 		}
 	}
-	var types []string
-	for _, ev := range bundleEvents(t, e, files) {
-		types = append(types, ev)
-	}
-	_ = types
 	refusedByLane(t, e, "c-1", casework.ToolExportAuthorize, map[string]any{"export_request_id": "x-1", "request": exportRequest("c-1", "discovery")},
 		others(casework.RoleExport))
 	deniedWrite(t, e, "c-1", casework.LaneExport, "export_bundles", map[string]string{"export_request_id": "x-1"}, others(casework.RoleExport))
-	_ = bytes.MinRead
-	_ = bundle.Format
 }

@@ -333,7 +333,11 @@ func mapFacts(cfg Config) func(ctx context.Context, in agent.Input) (agent.Outpu
 		if err := m.Check(t, srcs); err != nil {
 			return agent.Output{}, err
 		}
+		// The summary is for a person: sources by name, not by id.
 		summary := coa.Summary(m)
+		for _, s := range got.Sources {
+			summary = strings.ReplaceAll(summary, "("+s.ID+", bytes", "("+s.Name+", bytes")
+		}
 		fields := map[string]string{"coa_version": m.COAVersion}
 		base := MapRecord{COAVersion: m.COAVersion, TaxonomyHash: m.TaxonomyHash}
 		facts1, ev, cm := base, base, base

@@ -10,7 +10,6 @@ import (
 	"github.com/sanadhq/sanad/ledger"
 	"github.com/sanadhq/sanad/playbook/casework"
 	"github.com/sanadhq/sanad/policy"
-	"github.com/sanadhq/sanad/runs"
 	"github.com/sanadhq/sanad/tool"
 )
 
@@ -23,7 +22,7 @@ var calls int
 func toolRequest(t *testing.T, name string, input any) tool.Request {
 	t.Helper()
 	calls++
-	return tool.Request{Tool: name, CallID: "call-" + strings.ReplaceAll(name, ".", "-") + "-" + string(rune('a'+calls%26)) + string(rune('a'+calls/26%26)), Input: mustJSON(t, input)}
+	return tool.Request{Tool: name, Justification: "a test asks for it", CallID: "call-" + strings.ReplaceAll(name, ".", "-") + "-" + string(rune('a'+calls%26)) + string(rune('a'+calls/26%26)), Input: mustJSON(t, input)}
 }
 
 // TestC02_NoAgentReachesAnotherCase: for every casework tool and lane, an
@@ -130,7 +129,7 @@ func TestC02_NoAgentReachesAnotherCase(t *testing.T) {
 		t.Fatalf("case.sources: %s %s", got.Code, got.Message)
 	}
 	for _, leak := range []string{"Okafor", "Summit Logistics", "Kowalski"} {
-		if strings.Contains(string(got.Output), leak) {
+		if strings.Contains(string(got.Output()), leak) {
 			t.Errorf("case A's sources hold %q of case B", leak)
 		}
 	}
@@ -139,8 +138,8 @@ func TestC02_NoAgentReachesAnotherCase(t *testing.T) {
 	parent = e.agentRun(casework.RoleGovernance, "case-a")
 	got = g.Call(t.Context(), parent, principalOf(casework.RoleGovernance, "case-a"), toolRequest(t, casework.ToolPromotionCheck,
 		map[string]any{"candidate": map[string]any{"id": "c", "kind": "heuristic", "title": "t", "text": "From June 2025 my manager told us to clock out at 40 hours and keep working until the trucks were loaded."}}))
-	if got.Code != "" || !strings.Contains(string(got.Output), `"allowed":true`) {
-		t.Errorf("promotion.check in A of B's words: %s %s %s", got.Code, got.Message, got.Output)
+	if got.Code != "" || !strings.Contains(string(got.Output()), `"allowed":true`) {
+		t.Errorf("promotion.check in A of B's words: %s %s %s", got.Code, got.Message, got.Output())
 	}
 	// Writes: a record naming case B from a run of case A is refused.
 	w := &dbwrite.Writer{Policy: e.pol, Runs: e.h.Runs, Artifacts: e.h.Artifacts}
@@ -158,7 +157,7 @@ func TestC02_NoAgentReachesAnotherCase(t *testing.T) {
 	}
 	// A workflow of case A sees nothing of B: its mapping has no fact of B.
 	res := e.run(casework.Map, "case-a", casework.MapInput{})
-	for _, leak := range []string{"Okafor", "Summit", "overtime"} {
+	for _, leak := range []string{"Okafor", "Summit", "Kowalski"} {
 		if strings.Contains(string(res.Outputs["map"]), leak) {
 			t.Errorf("case A's mapping holds %q of case B", leak)
 		}
@@ -193,15 +192,8 @@ func recorded(evs []*ledger.Event, run, rule string) bool {
 func TestC01_AgentsActOnlyThroughGovernedRuns(t *testing.T) {
 	e := newEnv(t)
 	e.openMatter("contractor-deposit", "c-1")
-	for _, res := range []interface{ trace() string }{} {
-		_ = res
-	}
-	traces, err := e.h.DB.Traces(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
 	e.run(casework.Map, "c-1", casework.MapInput{})
-	traces, err = e.h.DB.Traces(t.Context())
+	traces, err := e.h.DB.Traces(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +207,7 @@ func TestC01_AgentsActOnlyThroughGovernedRuns(t *testing.T) {
 		audit(t, e, tr)
 		n++
 	}
-	if n < 4 {
+	if n < 3 {
 		t.Errorf("audited %d casework traces, want open, interview, map at least", n)
 	}
 }
@@ -256,5 +248,4 @@ func TestC07_OrchestratorOnlyCoordinates(t *testing.T) {
 	if s.ContractVersion != "v1" || s.Request != casework.Map || len(s.Steps) != 1 || s.Steps[0].Outcome != "success" {
 		t.Errorf("summary %+v", s)
 	}
-	_ = runs.TypeStarted
 }
