@@ -2,6 +2,8 @@ package casework_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -352,4 +354,101 @@ func TestC14_ExportProducesManifestHashesAndAuditEvents(t *testing.T) {
 	refusedByLane(t, e, "c-1", casework.ToolExportAuthorize, map[string]any{"export_request_id": "x-1", "request": exportRequest("c-1", "discovery")},
 		others(casework.RoleExport))
 	deniedWrite(t, e, "c-1", casework.LaneExport, "export_bundles", map[string]string{"export_request_id": "x-1"}, others(casework.RoleExport))
+}
+
+// TestExampleMattersMeetTheirExpectations runs every matter of
+// examples/cases end to end and checks it against its expected.json: the
+// areas of law intake spots, the triage, the causes of action the mapping
+// finds plausible (supported or partial) and those it must not, and each
+// promotion candidate's outcome.
+func TestExampleMattersMeetTheirExpectations(t *testing.T) {
+	matters, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, m := range matters {
+		if !m.IsDir() {
+			continue
+		}
+		n++
+		t.Run(m.Name(), func(t *testing.T) {
+			var want struct {
+				Areas     []string          `json:"areas"`
+				Triage    string            `json:"triage"`
+				Causes    []string          `json:"causes"`
+				NotCauses []string          `json:"not_causes"`
+				Promotion map[string]string `json:"promotion"`
+			}
+			if err := json.Unmarshal(read(t, m.Name(), "expected.json"), &want); err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t)
+			res := e.run(casework.Open, "c-1", casework.OpenInput{Form: read(t, m.Name(), "intake.json"), ClientSessionID: "intake-1", AsOf: "2025-11-10"})
+			var in casework.IntakeOutcome
+			if err := json.Unmarshal(res.Outputs["intake"], &in); err != nil {
+				t.Fatal(err)
+			}
+			var primary []string
+			for _, a := range in.Assessment.Summary.Areas {
+				if a.Primary {
+					primary = append(primary, a.ID)
+				}
+			}
+			for _, a := range want.Areas {
+				if !slices.Contains(primary, a) {
+					t.Errorf("areas %v, want %s among the primary ones", primary, a)
+				}
+			}
+			if got := string(in.Assessment.Triage.Recommendation); got != want.Triage {
+				t.Errorf("triage %s, want %s", got, want.Triage)
+			}
+			e.approve(res, casework.RoleAttorney)
+			files, _ := filepath.Glob(filepath.Join(casesDir, m.Name(), "interview.*"))
+			e.interview("c-1", files[0])
+			e.add("c-1", filepath.Join(casesDir, m.Name(), "documents"), false)
+			mres := e.run(casework.Map, "c-1", casework.MapInput{})
+			var mo casework.MapOutcome
+			if err := json.Unmarshal(mres.Outputs["map"], &mo); err != nil {
+				t.Fatal(err)
+			}
+			status := map[string]string{}
+			for _, c := range mo.Causes {
+				status[c.ID] = c.Status
+			}
+			for _, c := range want.Causes {
+				if s := status[c]; s != "supported" && s != "partial" {
+					t.Errorf("cause %s is %q, want supported or partial", c, s)
+				}
+			}
+			for _, c := range want.NotCauses {
+				if s := status[c]; s == "supported" || s == "partial" {
+					t.Errorf("cause %s is %s, want neither supported nor partial", c, s)
+				}
+			}
+			var ticket casework.PromoteInput
+			if err := json.Unmarshal(read(t, m.Name(), "ticket.json"), &ticket); err != nil {
+				t.Fatal(err)
+			}
+			pres := e.approve(e.run(casework.Promote, "c-1", ticket), casework.RoleAttorneyAdmin)
+			var po casework.PromoteOutcome
+			if err := json.Unmarshal(pres.Outputs["publish"], &po); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range po.Receipts {
+				got := r.Decision
+				for _, c := range r.Checks {
+					if !c.Passed {
+						got += ":" + c.Check
+					}
+				}
+				if got != want.Promotion[r.CandidateID] {
+					t.Errorf("candidate %s: %s, want %s", r.CandidateID, got, want.Promotion[r.CandidateID])
+				}
+			}
+		})
+	}
+	if n < 3 {
+		t.Errorf("%d example matters, want at least 3", n)
+	}
 }
