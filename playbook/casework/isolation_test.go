@@ -147,10 +147,11 @@ func TestC02_NoAgentReachesAnotherCase(t *testing.T) {
 		{casework.LaneIntake, "transcripts", casework.RoleInterview},
 		{casework.LaneMapping, "coa_map", casework.RoleMapping},
 		{casework.LaneExport, "export_bundles", casework.RoleExport},
+		{casework.LanePromote, "shared_heuristics", casework.RoleGovernance},
 	} {
 		parent := e.agentRun(c.role, "case-a")
 		_, err := w.Write(t.Context(), parent, principalOf(c.role, "case-a"), dbwrite.Request{Lane: c.lane, Table: c.table, Op: dbwrite.Append, Record: record,
-			Fields: map[string]string{"case_id": "case-b", "client_session_id": session, "coa_version": "1.0.0", "export_request_id": xid}})
+			Fields: map[string]string{"case_id": "case-b", "client_session_id": session, "coa_version": "1.0.0", "export_request_id": xid, "promotion_ticket_id": "t-1"}})
 		if sanad.ErrorCode(err) != sanad.CodePolicyDenied {
 			t.Errorf("%s through %s naming case B: got %v, want POLICY_DENIED", c.table, c.lane, err)
 		}
