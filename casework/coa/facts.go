@@ -264,7 +264,7 @@ var eventStems = stemSet(`paid pay sign signed sent send told tell fired termina
 func stemSet(list string) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.Fields(list) {
-		out[stem(w)] = true
+		out[fold(w)] = true
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package coa
 
 import (
+	"github.com/sanadhq/sanad/internal/stem"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -64,7 +65,7 @@ func tokenize(text string) []token {
 		w := b.String()
 		b.Reset()
 		neg := negators[w]
-		st := stem(w)
+		st := fold(w)
 		if neg {
 			st = negStem
 		}
@@ -103,11 +104,11 @@ func digitBefore(s string) bool {
 
 func digitAt(s string, i int) bool { return i < len(s) && s[i] >= '0' && s[i] <= '9' }
 
-// stem strips the common English inflections so that "complained",
+// fold strips the common English inflections so that "complained",
 // "complains" and "complain" meet, and folds -ise into -ize and British
 // spellings into American. It is deliberately light: texts and signals go
 // through the same function, so agreement matters more than accuracy.
-func stem(w string) string {
+func fold(w string) string {
 	if s, ok := spellings[w]; ok {
 		w = s
 	}
@@ -120,32 +121,7 @@ func stem(w string) string {
 			break
 		}
 	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ing") && len(w) > 5:
-		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 4:
-		w = undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	if len(w) > 3 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble drops one of a doubled final consonant ("stopp" to "stop"),
-// except the l, s and z English keeps doubled.
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouylsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
+	return stem.English(w)
 }
 
 // match finds s in toks and reports whether it matched: its words in order,

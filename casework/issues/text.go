@@ -1,6 +1,7 @@
 package issues
 
 import (
+	"github.com/sanadhq/sanad/internal/stem"
 	"strings"
 	"unicode"
 )
@@ -60,7 +61,7 @@ func tokenize(text string) []token {
 		}
 		w := b.String()
 		b.Reset()
-		out = append(out, token{stem: stem(w), negated: negLeft > 0})
+		out = append(out, token{stem: stem.English(w), negated: negLeft > 0})
 		if negLeft > 0 {
 			negLeft--
 		}
@@ -83,41 +84,6 @@ func tokenize(text string) []token {
 	}
 	flush()
 	return out
-}
-
-// stem strips the common English inflections so that "injured", "injures"
-// and "injure" meet. It is deliberately light: text and signals go through
-// the same function, so agreement matters more than linguistic accuracy.
-func stem(w string) string {
-	if len(w) <= 3 {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ing") && len(w) > 5:
-		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ed") && len(w) > 4:
-		w = undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	if len(w) > 3 && strings.HasSuffix(w, "e") {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble drops one of a doubled final consonant ("stopp" to "stop"),
-// except the l, s and z English keeps doubled.
-func undouble(w string) string {
-	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouylsz", rune(w[n-1])) {
-		return w[:n-1]
-	}
-	return w
 }
 
 // stems tokenizes a signal phrase without negation marks.
