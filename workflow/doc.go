@@ -16,6 +16,12 @@
 // the steps completed so far, and the workflow's context and memory, which
 // it may change ([StepContext.Set], [StepContext.Remember]). A panic in an
 // action fails its step, and the record keeps the panic's value and stack.
+// Each step's agent acts in an agent run of its own, a child of the
+// workflow run, started with its authorization and ended with the step's
+// outcome; the step's tool and model calls are children of that run. After
+// a crash in the middle of a step, the resumed step goes on in the same
+// agent run, and its calls keep their idempotency keys (the workflow run's
+// id and the call id).
 //
 // # Order and concurrency
 //
