@@ -29,7 +29,7 @@ const TypeWrite = "db.write"
 var Tables = []string{
 	"transcripts", "interview_notes", "entities", "facts", "evidence_map", "coa_map",
 	"shared_playbooks", "shared_heuristics", "export_bundles", "claims", "defects",
-	"documents", "conversations",
+	"documents", "conversations", "deals",
 }
 
 // Op is how a write changes its table.

@@ -31,6 +31,25 @@ type Manifest struct {
 	Company   string        `yaml:"company" json:"company"`
 	AsOf      string        `yaml:"as_of" json:"as_of"`
 	Documents []ManifestDoc `yaml:"documents" json:"documents"`
+	// Enrichment is where the debate's query_enrichment reads external
+	// data about the company (seed 000 §4.6): a .json or .csv file in the
+	// deal's folder, or an http(s) URL; empty for none.
+	Enrichment string `yaml:"enrichment,omitempty" json:"enrichment,omitempty"`
+}
+
+// EnrichmentSource returns where the enrichment of the deal in dir is
+// read: the manifest's URL as it is, its file as a path under dir, or ""
+// when it names none.
+func (m Manifest) EnrichmentSource(dir string) string {
+	if m.Enrichment == "" || IsURL(m.Enrichment) {
+		return m.Enrichment
+	}
+	return filepath.Join(dir, m.Enrichment)
+}
+
+// IsURL says whether an enrichment source is an http(s) URL.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
 // ManifestDoc is one document a manifest lists.
@@ -169,6 +188,12 @@ func ReadManifest(dir string) (Manifest, error) {
 	}
 	if _, err := time.Parse(time.DateOnly, m.AsOf); err != nil {
 		return Manifest{}, &ManifestError{Path: path, Field: "as_of", Reason: fmt.Sprintf("%q is not a date like 2025-06-30", m.AsOf)}
+	}
+	if e := m.Enrichment; e != "" && !IsURL(e) {
+		ext := strings.ToLower(filepath.Ext(e))
+		if filepath.IsAbs(e) || strings.Contains(filepath.ToSlash(e), "..") || (ext != ".json" && ext != ".csv") {
+			return Manifest{}, &ManifestError{Path: path, Field: "enrichment", Reason: fmt.Sprintf("%q is neither a .json or .csv file inside the deal's folder nor an http(s) URL", e)}
+		}
 	}
 	seen := map[string]bool{}
 	for i, d := range m.Documents {

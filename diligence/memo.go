@@ -43,14 +43,16 @@ type Memo struct {
 	Dismissed      []Ruling         `json:"dismissed_challenges"`
 	Dissent        []debate.Dissent `json:"preserved_dissent"`
 	Deliberation   []Position       `json:"deliberation,omitempty"`
-	OpenQuestions  []string         `json:"open_questions"`
-	StopReason     string           `json:"stop_reason"`
-	Excluded       []Excluded       `json:"excluded,omitempty"`
-	Citations      []Citation       `json:"citations"`
-	Calcs          []calc.Result    `json:"calcs,omitempty"`
-	Trace          string           `json:"trace,omitempty"`
-	Run            string           `json:"run,omitempty"`
-	claims         map[string]claim.Claim
+	// Review is the person's review the arbiter asked for, when it did.
+	Review        *Review       `json:"human_review,omitempty"`
+	OpenQuestions []string      `json:"open_questions"`
+	StopReason    string        `json:"stop_reason"`
+	Excluded      []Excluded    `json:"excluded,omitempty"`
+	Citations     []Citation    `json:"citations"`
+	Calcs         []calc.Result `json:"calcs,omitempty"`
+	Trace         string        `json:"trace,omitempty"`
+	Run           string        `json:"run,omitempty"`
+	claims        map[string]claim.Claim
 }
 
 // Statement is one sentence of the memo and what it rests on.
@@ -74,6 +76,18 @@ type Position struct {
 	Claims     []string `json:"claim_ids,omitempty"`
 	Calcs      []string `json:"calc_ids,omitempty"`
 	Confidence float64  `json:"confidence"`
+}
+
+// Review is a person's review the arbiter asked for (seed 000 §4.5): the
+// gate that waits for it, why, and the claims it is about. The debate does
+// not wait for it: the memo is written, and the gate stays open.
+type Review struct {
+	GateID       string   `json:"gate_id"`
+	Reason       string   `json:"reason"`
+	Priority     string   `json:"priority"`
+	RequiredRole string   `json:"required_role"`
+	Claims       []string `json:"claim_ids"`
+	Round        int      `json:"round"`
 }
 
 // Ruling is a challenge with the arbiter's ruling on it.
@@ -493,6 +507,9 @@ func (m Memo) Markdown() string {
 			fmt.Fprintf(&b, "- Round %d, %s (%s, confidence %.2f): %s %s\n", p.Round, strings.ReplaceAll(p.Role, "_", " "), strings.ReplaceAll(p.Mode, "_", " "), p.Confidence, p.Content, refs)
 		}
 		b.WriteString("\n")
+	}
+	if r := m.Review; r != nil {
+		fmt.Fprintf(&b, "## Human review\n\nIn round %d the arbiter asked a person of role %s to review (priority %s): %s Gate %s. %s\n\n", r.Round, r.RequiredRole, r.Priority, r.Reason, r.GateID, cite(r.Claims, nil))
 	}
 	if len(m.OpenQuestions) > 0 {
 		b.WriteString("## Open questions\n\n")

@@ -100,3 +100,33 @@ func CaseID(name string) string {
 
 // RegistryKey is the key of a document's record in a deal's registry.
 func RegistryKey(deal, document string) string { return CaseID(deal) + "/" + document }
+
+// Facts returns the chains of a stored registry: its claims grouped into
+// facts as [claim.Chain] groups them, over the sources the records' kinds
+// declare, each claim with the grade and verdict its record holds.
+func Facts(recs []RegistryRecord) []claim.Fact {
+	sources := map[string]claim.Source{}
+	stored := map[string]claim.Claim{}
+	var all []claim.Claim
+	for _, r := range recs {
+		k, ok := Kinds[r.Kind]
+		if !ok {
+			k = Kind{Claim: "unknown", Grade: r.Grade}
+		}
+		sources[r.Document] = claim.Source{Document: r.Document, Kind: k.Claim, Grade: r.Grade, Origin: k.Origin}
+		for _, c := range r.Claims {
+			if _, dup := stored[c.ID]; dup {
+				continue
+			}
+			stored[c.ID] = c
+			all = append(all, c)
+		}
+	}
+	facts := claim.Chain(all, sources)
+	for i := range facts {
+		for j, c := range facts[i].Claims {
+			facts[i].Claims[j] = stored[c.ID]
+		}
+	}
+	return facts
+}

@@ -70,6 +70,11 @@ type Step struct {
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Compensate undoes the step during a rollback.
 	Compensate *Action `json:"compensate,omitempty"`
+	// Round is the debate round the step is part of (0 when none): every
+	// tool call of the step carries it, with the workflow run's id as its
+	// debate id, so that the gateway records both (seed 000 §6.1) and
+	// applies its per-round limits (§6.2) to the round.
+	Round int `json:"round,omitempty"`
 }
 
 // Action is a compensation: an action and its input.
@@ -177,6 +182,9 @@ func (d *Definition) Validate() error {
 		}
 		if s.Uses == "tool" && s.Tool == "" {
 			return sanad.Errorf(sanad.CodeInvalidInput, op, "step %q uses tool but names none", s.ID)
+		}
+		if s.Round < 0 {
+			return sanad.Errorf(sanad.CodeInvalidInput, op, "step %q: round %d is negative", s.ID, s.Round)
 		}
 		if c := s.Compensate; c != nil && c.Uses == "tool" && c.Tool == "" {
 			return sanad.Errorf(sanad.CodeInvalidInput, op, "the compensation of step %q uses tool but names none", s.ID)

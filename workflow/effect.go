@@ -553,7 +553,11 @@ func (s *StepContext) callTool(ctx context.Context, agent, callID, key string, c
 		prior := x.journal.attempts[gwKey]
 		x.journal.mu.Unlock()
 		p := policy.Principal{Agent: agent, Role: e.role(agent), Scope: x.run.Record.Scope}
-		r := e.cfg.Gateway.Call(ctx, s.parent(), p, tool.Request{Tool: name, CallID: callID, Key: gwKey, Input: input, PriorAttempts: prior, Justification: justification})
+		req := tool.Request{Tool: name, CallID: callID, Key: gwKey, Input: input, PriorAttempts: prior, Justification: justification}
+		if s.Step.Round > 0 {
+			req.Round, req.DebateID = s.Step.Round, x.run.Record.ID
+		}
+		r := e.cfg.Gateway.Call(ctx, s.parent(), p, req)
 		if err := r.Err(); err != nil {
 			return nil, err
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/sanadhq/sanad/claim"
 	"github.com/sanadhq/sanad/dbwrite"
 	"github.com/sanadhq/sanad/diligence"
+	"github.com/sanadhq/sanad/gate"
 	"github.com/sanadhq/sanad/home"
 	"github.com/sanadhq/sanad/playbook"
 	"github.com/sanadhq/sanad/playbook/debate"
@@ -49,11 +50,14 @@ const Name = "debate"
 const (
 	ToolAnalyze = "deal.analyze"
 	ToolCheck   = "muhasabah.check"
-	// ToolLookupClaim is seed 000's lookup_claim over the deal's claim
-	// registry as deal.analyze wrote it.
-	ToolLookupClaim = debate.ToolLookupClaim
-	// maxLookups is lookup_claim's limit per round (§6.2).
-	maxLookups = 20
+	// The six tools of seed 000 §4, over the deal's registry as
+	// deal.analyze stored it (see registryTools).
+	ToolLookupClaim        = debate.ToolLookupClaim
+	ToolLookupCalc         = debate.ToolLookupCalc
+	ToolSearchEvidence     = debate.ToolSearchEvidence
+	ToolFlagDefect         = debate.ToolFlagDefect
+	ToolRequestHumanReview = debate.ToolRequestHumanReview
+	ToolQueryEnrichment    = debate.ToolQueryEnrichment
 )
 
 // Tasks of the steps.
@@ -82,6 +86,9 @@ type Analysis struct {
 	Evidence debate.Evidence `json:"evidence"`
 	Rounds   int             `json:"rounds"`
 	Claims   []ClaimBrief    `json:"claims"`
+	// Enrichment says whether the deal's manifest names an enrichment
+	// source, which the risk officer may query.
+	Enrichment bool `json:"enrichment,omitempty"`
 }
 
 // ClaimBrief is a claim of the deal's registry as a role reads it.
@@ -129,6 +136,14 @@ type Heard struct {
 	// LookedUp counts the claims the role looked up before its output
 	// went to the gate.
 	LookedUp int `json:"looked_up,omitempty"`
+	// Used are the calls the role made with the debate's tools once its
+	// output passed the gate, in the order it made them.
+	Used []ToolUse `json:"tools_used,omitempty"`
+	// NotCalled says what the role did not ask of a tool, and why (a
+	// per-round limit reached, no enrichment source configured).
+	NotCalled []string `json:"not_called,omitempty"`
+	// Review is the person's review the arbiter asked for.
+	Review *diligence.Review `json:"review,omitempty"`
 }
 
 // New returns the debate playbook.
@@ -143,17 +158,20 @@ func New() (*playbook.Playbook, error) {
 	}
 	var agents []agent.Profile
 	nodes := map[string]playbook.NodeFunc{}
+	lim := limitsOf(pol)
 	for _, role := range debate.Roles {
-		tools := []string{ToolCheck, ToolLookupClaim}
-		if role == debate.RoleArbiter {
-			tools = append(tools, ToolAnalyze)
+		var tools []string
+		for _, name := range []string{ToolAnalyze, ToolCheck, ToolLookupClaim, ToolLookupCalc, ToolSearchEvidence, ToolFlagDefect, ToolRequestHumanReview, ToolQueryEnrichment} {
+			if t, ok := pol.Tool(name); ok && slices.Contains(t.Roles, role) {
+				tools = append(tools, name)
+			}
 		}
 		id := agentID(role)
 		agents = append(agents, agent.Profile{ID: id, Name: strings.ReplaceAll(role, "_", " "), Role: role, ModelClass: "reasoning",
 			Description:    "The " + strings.ReplaceAll(role, "_", " ") + " of the due-diligence debate (seed 000 §2.2).",
 			PermittedTools: tools, Enabled: true, Version: "1.0.0"})
 		nodes[id] = func(p agent.Profile) agent.Node {
-			return agent.Func(p, func(ctx context.Context, in agent.Input) (agent.Output, error) { return act(ctx, p.Role, in) })
+			return agent.Func(p, func(ctx context.Context, in agent.Input) (agent.Output, error) { return act(ctx, p.Role, in, lim) })
 		}
 	}
 	return &playbook.Playbook{
@@ -180,7 +198,7 @@ func Definition(rounds int) *workflow.Definition {
 	for r := 1; r <= rounds; r++ {
 		for _, role := range debate.Roles {
 			id := stepID(r, role)
-			d.Steps = append(d.Steps, workflow.Step{ID: id, Agent: agentID(role), Task: fmt.Sprintf("Round %d", r), DependsOn: slices.Clone(before)})
+			d.Steps = append(d.Steps, workflow.Step{ID: id, Agent: agentID(role), Task: fmt.Sprintf("Round %d", r), DependsOn: slices.Clone(before), Round: r})
 			before = append(before, id)
 		}
 	}
@@ -196,8 +214,9 @@ func stepID(round int, role string) string { return fmt.Sprintf("r%d-%s", round,
 func agentID(role string) string { return strings.ReplaceAll(role, "_", "-") }
 
 // act is every role's node: the arbiter's analysis and memo, and each
-// role's output of a round through the gate.
-func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
+// role's output of a round through the gate, then its use of the debate's
+// tools within the limits lim.
+func act(ctx context.Context, me string, in agent.Input, lim limits) (agent.Output, error) {
 	switch {
 	case in.Task == taskAnalyze:
 		raw, err := in.Tools.Call(ctx, ToolAnalyze, in.Input)
@@ -229,19 +248,22 @@ func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
 		raw, _ := json.Marshal(h)
 		return agent.Output{Content: raw, Summary: "not heard: " + h.Reason}, nil
 	case in.Model != nil:
-		if h, err = speak(ctx, in, a, me, round, *draft); err != nil {
+		if h, err = speak(ctx, in, a, me, round, *draft, lim); err != nil {
 			return agent.Output{}, err
 		}
 	default:
 		h.Mode, h.Output = ModeDeterministic, draft
-		lk := &lookups{}
+		lk := &lookups{max: lim[ToolLookupClaim]}
 		if err := lk.cited(ctx, in, *draft, false); err != nil {
 			return agent.Output{}, err
 		}
-		h.LookedUp = lk.n
+		lk.note(&h)
 		if err := check(ctx, in, *draft, a.Evidence); err != nil {
 			return agent.Output{}, err
 		}
+	}
+	if err := use(ctx, in, a, &h, lim); err != nil {
+		return agent.Output{}, err
 	}
 	h.Heard = true
 	raw, err := json.Marshal(h)
@@ -252,10 +274,20 @@ func act(ctx context.Context, me string, in agent.Input) (agent.Output, error) {
 }
 
 // lookups are the claims a role looked up in one step: each once, at most
-// maxLookups (§6.2).
+// max (lookup_claim's limit per round, §6.2; none when 0).
 type lookups struct {
+	max  int
 	seen map[string]bool
 	n    int
+	left []string // claims over the limit, not looked up
+}
+
+// note sets what h says of the lookups: how many, and the claims left.
+func (l *lookups) note(h *Heard) {
+	h.LookedUp = l.n
+	if len(l.left) > 0 {
+		h.NotCalled = append(h.NotCalled, fmt.Sprintf("%s: the limit of %d calls per round was reached; not called for %d more: %s", ToolLookupClaim, l.max, len(l.left), strings.Join(l.left, "; ")))
+	}
 }
 
 // cited has the role look up what out cites in the registry (§4.1),
@@ -267,7 +299,13 @@ func (l *lookups) cited(ctx context.Context, in agent.Input, out debate.Output, 
 		l.seen = map[string]bool{}
 	}
 	for _, id := range append(slices.Clone(out.ClaimRefs), out.Muhasabah.SupportedClaimIDs...) {
-		if l.seen[id] || len(l.seen) == maxLookups {
+		if l.seen[id] {
+			continue
+		}
+		if l.max > 0 && len(l.seen) == l.max {
+			if !slices.Contains(l.left, id) {
+				l.left = append(l.left, id)
+			}
 			continue
 		}
 		l.seen[id] = true
@@ -307,6 +345,9 @@ func memo(in agent.Input) (agent.Output, error) {
 	}
 	m := a.Memo
 	for _, h := range heardBefore(in, a.Rounds+1) {
+		if h.Review != nil {
+			m.Review = h.Review
+		}
 		o := h.Output
 		if h.Mode == ModeModel {
 			if vs := debate.Check(*o, a.evidenceFor(*o)); len(vs) > 0 {
@@ -408,15 +449,17 @@ func analysis(in agent.Input) (Analysis, error) {
 	return a, nil
 }
 
-// tools returns deal.analyze, which also writes the deal's claim registry
-// (one record per document, through the WRITE_CLAIMS db_write lane, as
-// children of its call), and muhasabah.check, whose rejections are recorded
-// on the run that asked for the check.
+// tools returns the six tools of seed 000 over the deal's stored registry
+// (see registryTools); deal.analyze, which writes that registry (one record
+// per document, and the deal's record with its calcs and enrichment
+// source, through the WRITE_CLAIMS db_write lane, as children of its
+// call); and muhasabah.check, whose rejections are recorded on the run
+// that asked for the check.
 func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 	obj := json.RawMessage(`{"type":"object"}`)
-	j := &debate.Journal{Runs: h.DB, Recorder: h.Runs}
+	j := &debate.Journal{Runs: h.DB, Recorder: h.Runs, Gates: &gate.Service{Runs: h.Runs, Store: h.DB, Roles: pol}}
 	writer := &dbwrite.Writer{Policy: pol, Runs: h.Runs, Artifacts: h.Artifacts}
-	return []tool.Spec{
+	return append(registryTools(h, j), []tool.Spec{
 		{
 			Name: ToolAnalyze, Description: "Read a deal's data room (deal.yaml and its documents), extract and chain its claims, run the roles' analysis and write the memo.",
 			InputSchema:  json.RawMessage(`{"type":"object","required":["dir"],"properties":{"dir":{"type":"string","minLength":1,"maxLength":4096},"as_of":{"type":"string","pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}}}`),
@@ -453,43 +496,18 @@ func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 						return nil, err
 					}
 				}
-				ev := diligence.Evidence(d, f)
-				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: ev, Rounds: max(len(f.Rounds), 1), Claims: briefs(d, f, ev)})
-			},
-		},
-		{
-			Name: ToolLookupClaim, Description: "Retrieve a claim of the deal's registry by id, with its grade, verdict and source (seed 000 §4.1).",
-			InputSchema:  json.RawMessage(`{"type":"object","required":["claim_id"],"additionalProperties":false,"properties":{"claim_id":{"type":"string","minLength":1,"maxLength":128},"include_sanad":{"type":"boolean"},"include_evidence":{"type":"boolean"}}}`),
-			OutputSchema: obj, Risk: "read", SideEffect: tool.SideEffectNone, Idempotent: true,
-			Func: func(ctx context.Context, c tool.Call) (json.RawMessage, error) {
-				var in struct {
-					ClaimID string `json:"claim_id"`
-				}
-				if err := json.Unmarshal(c.Input, &in); err != nil {
-					return nil, sanad.Wrap(err, sanad.CodeInvalidInput, ToolLookupClaim, "input")
-				}
-				rows, err := h.DB.Records(ctx, c.Principal.Scope, diligence.Table)
+				dr := DealRecord{Deal: d.Manifest.Name, Company: d.Manifest.Company, Calcs: f.Calcs, Enrichment: d.Manifest.EnrichmentSource(d.Dir)}
+				body, err := json.Marshal(dr)
 				if err != nil {
 					return nil, err
 				}
-				for _, row := range rows {
-					data, err := h.Artifacts.Read(row.SHA256)
-					if err != nil {
-						return nil, sanad.Wrap(err, sanad.CodeIntegrity, ToolLookupClaim, "the record of "+row.Key)
-					}
-					var rec diligence.RegistryRecord
-					if err := json.Unmarshal(data, &rec); err != nil {
-						return nil, sanad.Wrap(err, sanad.CodeIntegrity, ToolLookupClaim, "the record of "+row.Key)
-					}
-					for _, cl := range rec.Claims {
-						if cl.ID == in.ClaimID {
-							return json.Marshal(map[string]any{"claim": cl, "sanad": map[string]any{
-								"grade": cl.Grade, "verdict": cl.Verdict, "cited_source": cl.CitedSource,
-								"source": map[string]any{"document": rec.Document, "kind": rec.Kind, "grade": rec.Grade}}})
-						}
-					}
+				if _, err := writer.Write(ctx, run, c.Principal, dbwrite.Request{Lane: diligence.Lane, Table: TableDeals, Op: dbwrite.Upsert,
+					Key: diligence.CaseID(d.Manifest.Name), Record: body}); err != nil {
+					return nil, err
 				}
-				return nil, sanad.Errorf(sanad.CodeClaimNotFound, ToolLookupClaim, "no claim %s in the registry of case %s", in.ClaimID, c.Principal.Scope.Case)
+				ev := diligence.Evidence(d, f)
+				return json.Marshal(Analysis{Memo: memo, Outputs: diligence.Outputs(d, f), Evidence: ev, Rounds: max(len(f.Rounds), 1), Claims: briefs(d, f, ev),
+					Enrichment: dr.Enrichment != ""})
 			},
 		},
 		{
@@ -513,5 +531,5 @@ func tools(h *home.Home, pol *policy.Set) []tool.Spec {
 				return json.Marshal(map[string]any{"passed": true, "agent_id": in.Output.AgentID, "round_number": in.Output.RoundNumber})
 			},
 		},
-	}
+	}...)
 }

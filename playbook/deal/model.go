@@ -64,10 +64,10 @@ var mandates = map[string]string{
 // Every model call is a recorded effect of the step: a resumed or replayed
 // step reads the replies back instead of asking again. A model call that
 // fails (the provider is down, the key refused) fails the step.
-func speak(ctx context.Context, in agent.Input, a Analysis, role string, round int, draft debate.Output) (Heard, error) {
+func speak(ctx context.Context, in agent.Input, a Analysis, role string, round int, draft debate.Output, lim limits) (Heard, error) {
 	h := Heard{Round: round, Role: role}
 	req := roleRequest(a, role, round, draft, heardBefore(in, round+1))
-	lk := &lookups{}
+	lk := &lookups{max: lim[ToolLookupClaim]}
 	for range maxAttempts {
 		resp, err := in.Model.Generate(ctx, req)
 		if err != nil {
@@ -92,7 +92,8 @@ func speak(ctx context.Context, in agent.Input, a Analysis, role string, round i
 			var te *agent.ToolError
 			switch {
 			case err == nil:
-				h.Mode, h.Output, h.LookedUp = ModeModel, &out, lk.n
+				h.Mode, h.Output = ModeModel, &out
+				lk.note(&h)
 				return h, nil
 			case errors.As(err, &te) && te.Code == sanad.CodeMuhasabahGate:
 				// The gate recorded the rejection; the same check says
@@ -111,7 +112,7 @@ func speak(ctx context.Context, in agent.Input, a Analysis, role string, round i
 	if err := lk.cited(ctx, in, draft, false); err != nil {
 		return h, err
 	}
-	h.LookedUp = lk.n
+	lk.note(&h)
 	if err := check(ctx, in, draft, a.Evidence); err != nil {
 		return h, err
 	}
