@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -180,24 +181,48 @@ type StepContext struct {
 	context, memory map[string]json.RawMessage
 	seq             int
 	compensating    bool
-	// agentRun is the run the step's agent acts in (nil in a replay, and
-	// for a compensation); runID its id, also in a replay when the
-	// record has one.
+	// agentRun is the run the step's agent acts in: started at its first
+	// call (nil in a replay, in a step that calls nothing, and for a
+	// compensation), or the run a crash interrupted, attached; runID its
+	// id, also in a replay when the record has one.
 	agentRun *runs.Run
 	runID    string
+	runOnce  *sync.Mutex
 }
 
 // stepAction is the action of the decision that starts a step's agent run:
 // "step:" and the step id.
 const stepAction = "step:"
 
-// parent returns the run the step's calls are children of: its agent run,
-// or the workflow run.
-func (s *StepContext) parent() *runs.Run {
-	if s.agentRun != nil && !s.compensating {
-		return s.agentRun
+// acting returns the run the step's calls are children of: its agent run,
+// started now if it has none yet (contract v1 §1: each agent acts in a run
+// of its own), or the workflow run for a compensation.
+func (s *StepContext) acting(ctx context.Context) (*runs.Run, error) {
+	if s.compensating || s.x.replay != nil {
+		return s.x.run, nil
 	}
-	return s.x.run
+	s.runOnce.Lock()
+	defer s.runOnce.Unlock()
+	if s.agentRun != nil {
+		return s.agentRun, nil
+	}
+	x, step := s.x, s.Step
+	agent := cmp.Or(step.Agent, x.def.Agent)
+	run, err := x.e.cfg.Runs.Start(ctx, runs.Spec{
+		Kind: sanad.KindAgent, Parent: x.run, Scope: x.run.Record.Scope, Agent: agent, Role: x.e.role(agent),
+		PolicyVersions: x.run.Record.PolicyVersions, TaxonomyVersions: x.run.Record.TaxonomyVersions,
+		Request:  map[string]any{"workflow": x.def.Name, "step": step.ID, "task": step.Task},
+		Decision: runs.Decision{Allow: true, Reason: "step " + step.ID + " of workflow " + x.def.Name + " runs its agent", Action: stepAction + step.ID},
+	})
+	if err != nil {
+		return nil, err
+	}
+	j := x.journal
+	j.mu.Lock()
+	j.agentRuns[run.Record.ID], j.stepRuns[step.ID] = run.Record, run.Record.ID
+	j.mu.Unlock()
+	s.agentRun, s.runID = run, run.Record.ID
+	return run, nil
 }
 
 // parentID returns the id of the run the step's calls were or are made in.
@@ -218,7 +243,7 @@ func (x *exec) newStepContext(step *Step, i int) *StepContext {
 	defer x.mu.Unlock()
 	x.readers++ // until release
 	return &StepContext{
-		x: x, Step: step, Index: i, Input: x.input,
+		x: x, Step: step, Index: i, Input: x.input, runOnce: new(sync.Mutex),
 		Outputs: x.outputs, Context: x.cp.Context, Memory: x.cp.MemorySnapshot,
 	}
 }
@@ -557,7 +582,11 @@ func (s *StepContext) callTool(ctx context.Context, agent, callID, key string, c
 		if s.Step.Round > 0 {
 			req.Round, req.DebateID = s.Step.Round, x.run.Record.ID
 		}
-		r := e.cfg.Gateway.Call(ctx, s.parent(), p, req)
+		parent, err := s.acting(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r := e.cfg.Gateway.Call(ctx, parent, p, req)
 		if err := r.Err(); err != nil {
 			return nil, err
 		}

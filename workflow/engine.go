@@ -764,43 +764,31 @@ func (x *exec) runStep(ctx context.Context, i int) (json.RawMessage, error) {
 	return out, err
 }
 
-// stepRun gives the step its agent run (contract v1 §1: each agent acts in
-// a run of its own, a child of the workflow run): in a replay, the one the
-// record holds; after a crash in the middle of the step, the same run,
-// still running; else a new one.
-func (x *exec) stepRun(ctx context.Context, sc *StepContext) error {
-	step := sc.Step
+// stepRun finds the step's agent run in the record: after a crash in the
+// middle of the step, the step goes on in the same run, still running; in
+// a replay, the id is kept for [StepContext.AgentRun]. A step without one
+// starts it at its first call (see [StepContext.acting]).
+func (x *exec) stepRun(_ context.Context, sc *StepContext) error {
 	j := x.journal
 	j.mu.Lock()
-	id, ok := j.stepRuns[step.ID]
+	id, ok := j.stepRuns[sc.Step.ID]
 	rec, ended := j.agentRuns[id], j.ended[id]
 	j.mu.Unlock()
-	if x.replay != nil {
-		if ok {
-			sc.runID = id
-		}
+	if !ok {
 		return nil
 	}
-	agent := cmp.Or(step.Agent, x.def.Agent)
-	var run *runs.Run
-	var err error
-	if ok && !ended {
-		run, err = x.e.cfg.Runs.Attach(rec, x.e.role(agent))
-	} else {
-		run, err = x.e.cfg.Runs.Start(ctx, runs.Spec{
-			Kind: sanad.KindAgent, Parent: x.run, Scope: x.run.Record.Scope, Agent: agent, Role: x.e.role(agent),
-			PolicyVersions: x.run.Record.PolicyVersions, TaxonomyVersions: x.run.Record.TaxonomyVersions,
-			Request:  map[string]any{"workflow": x.def.Name, "step": step.ID, "task": step.Task},
-			Decision: runs.Decision{Allow: true, Reason: "step " + step.ID + " of workflow " + x.def.Name + " runs its agent", Action: stepAction + step.ID},
-		})
+	if x.replay != nil {
+		sc.runID = id
+		return nil
 	}
+	if ended {
+		return nil
+	}
+	run, err := x.e.cfg.Runs.Attach(rec, x.e.role(cmp.Or(sc.Step.Agent, x.def.Agent)))
 	if err != nil {
 		return err
 	}
-	j.mu.Lock()
-	j.agentRuns[run.Record.ID], j.stepRuns[step.ID] = run.Record, run.Record.ID
-	j.mu.Unlock()
-	sc.agentRun, sc.runID = run, run.Record.ID
+	sc.agentRun, sc.runID = run, id
 	return nil
 }
 

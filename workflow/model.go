@@ -29,11 +29,11 @@ var _ ModelCaller = (*model.Recorder)(nil)
 // requests that depend only on what the step was given.
 func (s *StepContext) Generate(ctx context.Context, m ModelCaller, class string, req model.Request) (model.Response, error) {
 	_, key := s.nextKey()
-	return s.generate(ctx, m, s.parent(), s.Step.Agent, class, key, req)
+	return s.generate(ctx, m, nil, s.Step.Agent, class, key, req)
 }
 
-// generate makes the model call req as agent, a model_call child of parent,
-// recorded as the effect key.
+// generate makes the model call req as agent, a model_call child of parent
+// (of the step's agent run when nil), recorded as the effect key.
 func (s *StepContext) generate(ctx context.Context, m ModelCaller, parent *runs.Run, agent, class, key string, req model.Request) (model.Response, error) {
 	const op = "workflow.generate"
 	if m == nil {
@@ -48,6 +48,13 @@ func (s *StepContext) generate(ctx context.Context, m ModelCaller, parent *runs.
 	}
 	spec := EffectSpec{Kind: "model", Name: class, Input: json.RawMessage(prompt), Idempotent: true}
 	out, err := s.x.effect(ctx, s, key, spec, func(ctx context.Context, _ string) (json.RawMessage, error) {
+		if parent == nil {
+			p, err := s.acting(ctx)
+			if err != nil {
+				return nil, err
+			}
+			parent = p
+		}
 		resp, err := m.Generate(ctx, parent, agent, class, req)
 		if err != nil {
 			return nil, err
