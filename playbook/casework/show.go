@@ -131,9 +131,19 @@ func (v View) Text() string {
 	}
 	if m := v.Mapping; m != nil {
 		fmt.Fprintf(&b, "  mapping (taxonomy %s):\n", m.COAVersion)
+		weak := 0
 		for _, c := range m.Causes {
-			fmt.Fprintf(&b, "    %s: %s, gaps %s\n", c.Name, c.Status, strings.Join(c.Gaps, ", "))
+			if c.Status != "supported" && c.Status != "partial" {
+				weak++
+				continue
+			}
+			gaps := "none"
+			if len(c.Gaps) > 0 {
+				gaps = strings.Join(c.Gaps, ", ")
+			}
+			fmt.Fprintf(&b, "    %s: %s; gaps: %s\n", c.Name, c.Status, gaps)
 		}
+		fmt.Fprintf(&b, "    %d other cause(s) of action considered, not supported\n", weak)
 	}
 	if v.Shared > 0 {
 		fmt.Fprintf(&b, "  promoted to shared knowledge: %d\n", v.Shared)
