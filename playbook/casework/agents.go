@@ -155,7 +155,16 @@ func assess(ctx context.Context, cfg Config, in agent.Input) (agent.Output, erro
 			return agent.Output{}, sanad.Errorf(sanad.CodeInvalidInput, "intake", "as_of %q is not a date (YYYY-MM-DD)", req.AsOf)
 		}
 	}
-	a := intake.Assess(form, intake.Options{AsOf: asOf})
+	opts := intake.Options{AsOf: asOf}
+	// With a model, it spots the areas of law (restricted to the
+	// taxonomy's ids); the assessment is the same either way.
+	if in.Model != nil {
+		text := strings.Join([]string{form.MatterType, form.Narrative, form.DesiredOutcome}, "\n")
+		if opts.Areas, err = intake.SpotWithModel(ctx, in.Model, text, nil); err != nil {
+			return agent.Output{}, err
+		}
+	}
+	a := intake.Assess(form, opts)
 	fields := map[string]string{"client_session_id": req.ClientSessionID}
 	ents := EntityRecord{ClientSessionID: req.ClientSessionID, Source: "intake", Roles: map[string]string{}}
 	addParty := func(name, kind, role string) {

@@ -116,14 +116,20 @@ func Agents() []agent.Profile {
 		return agent.Profile{ID: id, Name: name, Role: role, ModelClass: "none", Description: desc,
 			PermittedTools: tools, Enabled: true, Version: "1.0.0"}
 	}
+	// Intake and mapping classify with a reasoning model when one is
+	// configured; offline they spot and map by rules.
+	withModel := func(pr agent.Profile) agent.Profile {
+		pr.ModelClass = "reasoning"
+		return pr
+	}
 	return []agent.Profile{
 		p(AgentOrchestrator, "Orchestrator", RoleOrchestrator, "Coordinates a case request: starts the agent runs and writes the workflow summary; calls no lane (§4.1)."),
-		p(AgentIntake, "Intake", RoleIntake, "Triage of the client's intake form: summary, checklist, conflict check and a triage for an attorney to confirm (§4.2).",
-			ToolWrite, ToolConfirmTriage),
+		withModel(p(AgentIntake, "Intake", RoleIntake, "Triage of the client's intake form: summary, checklist, conflict check and a triage for an attorney to confirm (§4.2).",
+			ToolWrite, ToolConfirmTriage)),
 		p(AgentInterview, "Interview", RoleInterview, "Transcribes the client interview and writes the transcript, notes and entities (§4.3).",
 			ToolTranscribe, ToolTranscriptionStatus, ToolPromptNext, ToolWrite),
-		p(AgentMapping, "Mapping", RoleMapping, "Maps the case's facts to the elements of causes of action and names the gaps (§4.4).",
-			ToolSources, ToolWrite),
+		withModel(p(AgentMapping, "Mapping", RoleMapping, "Maps the case's facts to the elements of causes of action and names the gaps (§4.4).",
+			ToolSources, ToolWrite)),
 		p(AgentGovernance, "Governance", RoleGovernance, "Promotes sanitized insight into shared knowledge under an approved ticket (§4.5).",
 			ToolPromotionCheck, ToolPublish, ToolWrite),
 		p(AgentExport, "Export", RoleExport, "Assembles a redacted, verifiable export of a case (§4.6).",
