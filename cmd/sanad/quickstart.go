@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sanadhq/sanad/examples/cases"
+	"github.com/sanadhq/sanad/playbook/casework"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -101,6 +103,7 @@ type quickstartResult struct {
 	LogKey      string         `json:"log_key"`
 	Ledger      map[string]any `json:"ledger"`
 	Diligence   map[string]any `json:"diligence"`
+	Casework    map[string]any `json:"casework"`
 	tryQuestion string
 }
 
@@ -187,6 +190,9 @@ func (a *app) quickstart(cmd *cobra.Command, h *home.Home) (quickstartResult, er
 		return qs, sanad.Errorf(sanad.CodeInternal, "quickstart", "the answer set has no sample question")
 	}
 	if err := a.quickstartDiligence(cmd, r, &qs, say); err != nil {
+		return qs, err
+	}
+	if err := a.quickstartCasework(cmd, r, &qs, say); err != nil {
 		return qs, err
 	}
 	first := qs.Answers[0]
@@ -281,5 +287,122 @@ func (a *app) quickstartDiligence(cmd *cobra.Command, r *runner.Runner, qs *quic
 		say("   %s\n", k.Text)
 	}
 	say("   Every figure traces to its span; memo %s, signed record exported and verified.\n\n", memoPath)
+	return nil
+}
+
+// quickstartCase is the case the quickstart opens the bundled matter as.
+const quickstartCase = "quickstart-matter"
+
+// quickstartCasework opens the legal matter built into the binary (once),
+// interviews the client, adds the documents and maps the facts to causes of
+// action; the triage waits at its gate for an attorney, as it would for a
+// firm.
+func (a *app) quickstartCasework(cmd *cobra.Command, r *runner.Runner, qs *quickstartResult, say func(string, ...any)) error {
+	ctx := cmd.Context()
+	h := r.Home()
+	dir := filepath.Join(h.Dir, "cases")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.CopyFS(dir, cases.Tenant); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	matter := filepath.Join(dir, "tenant-retaliation")
+	pbs, err := casework.Playbooks(casework.Config{})
+	if err != nil {
+		return err
+	}
+	for _, pb := range pbs {
+		if _, ok := r.Playbook(pb.Name); !ok {
+			if err := r.Register(pb); err != nil {
+				return err
+			}
+		}
+	}
+	scope := sanad.Scope{Tenant: "default", Case: quickstartCase}
+	run := func(name string, input any) (runner.Result, error) {
+		res, err := r.Run(ctx, name, input, runner.Options{Scope: scope, Caller: "quickstart", Reason: "the quickstart's example matter"})
+		if err == nil && res.Status != sanad.StatusCompleted && len(res.Gates) == 0 {
+			err = res.Err()
+		}
+		return res, err
+	}
+	opened := caseExists(ctx, h, scope) == nil
+	out := map[string]any{"case_id": quickstartCase}
+	if !opened {
+		form, err := os.ReadFile(filepath.Join(matter, "intake.json"))
+		if err != nil {
+			return err
+		}
+		res, err := run(casework.Open, casework.OpenInput{Form: form, ClientSessionID: "intake-quickstart", AsOf: "2025-11-10"})
+		if err != nil {
+			return err
+		}
+		var in casework.IntakeOutcome
+		if err := json.Unmarshal(res.Outputs["intake"], &in); err != nil {
+			return err
+		}
+		var areas []string
+		for _, ar := range in.Assessment.Summary.Areas {
+			if ar.Primary {
+				areas = append(areas, ar.Name)
+			}
+		}
+		out["triage"], out["gates"] = in.Assessment.Triage.Recommendation, res.Gates
+		say("Legal intake of a bundled matter (a tenant evicted after asking for repairs): triage %s; %s; urgency %s; %d conflict check names.\n",
+			in.Assessment.Triage.Recommendation, strings.Join(areas, ", "), in.Assessment.Summary.Urgency.Level, len(in.Assessment.Conflicts.Names))
+		for _, g := range res.Gates {
+			say("   The triage waits for an attorney: sanad --home %s gates approve %s --as NAME --role ATTORNEY\n", h.Dir, g)
+		}
+		data, err := os.ReadFile(filepath.Join(matter, "interview.vtt"))
+		if err != nil {
+			return err
+		}
+		ref, err := h.Artifacts.Put(ctx, scope, "", "text/vtt", data)
+		if err != nil {
+			return err
+		}
+		ires, err := run(casework.Interview, casework.InterviewInput{ClientSessionID: "interview-quickstart", Artifact: "sha256:" + ref.SHA256, Name: "interview.vtt"})
+		if err != nil {
+			return err
+		}
+		var iv casework.InterviewOutcome
+		if err := json.Unmarshal(ires.Outputs["interview"], &iv); err != nil {
+			return err
+		}
+		p, err := ingest.ForHome(h, ingest.HomeOptions{})
+		if err != nil {
+			return err
+		}
+		rep, err := p.Ingest(ctx, []connector.Input{{SourceType: connector.SourceLocal, SourceIdentifier: filepath.Join(matter, "documents"), Recursive: true}}, ingest.Options{Scope: scope})
+		if err != nil {
+			return err
+		}
+		if len(rep.Errors) > 0 {
+			return sanad.Errorf(rep.Errors[0].Code, "quickstart", "%s: %s", rep.Errors[0].Source, rep.Errors[0].Message)
+		}
+		say("   Interview: %d turns, %d notes with their spans, %d entities; %d documents added to the case.\n", iv.Turns, iv.Notes, iv.Entities, rep.Documents)
+	}
+	if opened {
+		say("Legal matter %s (a tenant evicted after asking for repairs), opened by an earlier run; mapped again:\n", quickstartCase)
+	}
+	mres, err := run(casework.Map, casework.MapInput{})
+	if err != nil {
+		return err
+	}
+	var m casework.MapOutcome
+	if err := json.Unmarshal(mres.Outputs["map"], &m); err != nil {
+		return err
+	}
+	var plausible []string
+	for _, c := range m.Causes {
+		if c.Status == "supported" || c.Status == "partial" {
+			plausible = append(plausible, c.Name+" ("+c.Status+")")
+		}
+	}
+	out["causes"], out["map_trace"] = plausible, mres.Trace
+	qs.Casework = out
+	say("   Causes of action the facts support (%d facts, taxonomy %s; a screening aid, not legal advice): %s.\n", m.Facts, m.COAVersion, strings.Join(plausible, "; "))
+	say("   Every tool call went through its lane; nothing reaches another case. See it: sanad --home %s case show %s\n\n", h.Dir, quickstartCase)
 	return nil
 }
