@@ -19,6 +19,10 @@ type Options struct {
 	// empty).
 	Caller string
 	Reason string
+	// TaxonomyVersions are the taxonomies the run pins (contract v1 §2.1:
+	// coa, tags, entities), recorded on it and on its agents' runs with
+	// the playbook's policy versions.
+	TaxonomyVersions map[string]string
 }
 
 // Result is where a workflow run stands when Run, Resume or Replay returns.
@@ -70,6 +74,7 @@ func (r *Runner) Run(ctx context.Context, name string, input any, opt Options) (
 	}()
 	res, err = b.engine.Start(ctx, b.pb.Workflow, in, workflow.Options{
 		Scope: scope, CorrelationID: opt.CorrelationID, Playbook: name,
+		PolicyVersions: b.policy.Versions(), TaxonomyVersions: opt.TaxonomyVersions,
 		Decision: runs.Decision{Allow: true, Rule: caller, Reason: reason, PolicyVersions: b.policy.Versions()},
 		Started: func(id string) (err error) {
 			release, err = r.hold(id)

@@ -110,6 +110,10 @@ func New(cfg Config) (*Engine, error) {
 type Options struct {
 	Scope         sanad.Scope
 	CorrelationID string
+	// PolicyVersions and TaxonomyVersions are pinned on the run and on its
+	// steps' agent runs (contract v1 §1, §2.1).
+	PolicyVersions   map[string]sanad.PolicyVersion
+	TaxonomyVersions map[string]string
 	// Decision authorizes the run (allowed, "started by the caller", when
 	// zero).
 	Decision runs.Decision
@@ -202,6 +206,7 @@ func (e *Engine) Start(ctx context.Context, d *Definition, input json.RawMessage
 	run, started, err := e.cfg.Runs.Begin(ctx, runs.Spec{
 		Kind: sanad.KindWorkflow, Scope: opt.Scope, Agent: agent, Role: e.role(agent),
 		CorrelationID: opt.CorrelationID, Request: json.RawMessage(in), Decision: dec,
+		PolicyVersions: opt.PolicyVersions, TaxonomyVersions: opt.TaxonomyVersions,
 		Also: []runs.Event{{Type: TypeDefined, Body: DefinedBody{
 			Name: d.Name, Playbook: opt.Playbook, Version: d.Version, DefinitionHash: digest.String(), Definition: defJSON, Input: in,
 		}}},

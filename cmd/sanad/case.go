@@ -74,7 +74,11 @@ func (a *app) caseRun(ctx context.Context, name string, scope sanad.Scope, input
 	if err != nil {
 		return nil, runner.Result{}, err
 	}
-	res, err := r.Run(ctx, name, input, runner.Options{Scope: scope, Caller: "cli", Reason: name + " of case " + scope.Case})
+	opt := runner.Options{Scope: scope, Caller: "cli", Reason: name + " of case " + scope.Case}
+	if m, ok := input.(casework.MapInput); ok {
+		opt.TaxonomyVersions = map[string]string{"coa": m.COAVersion}
+	}
+	res, err := r.Run(ctx, name, input, opt)
 	if err != nil {
 		r.Close()
 		if res.Run == "" && sanad.ErrorCode(err) == sanad.CodeInvalidInput {

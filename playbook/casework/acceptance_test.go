@@ -2,6 +2,7 @@ package casework_test
 
 import (
 	"encoding/json"
+	"github.com/sanadhq/sanad/runner"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,8 +214,21 @@ func TestC14_InterviewPersistsTranscriptsThroughDBWrite(t *testing.T) {
 func TestC14_MappingWritesFactsEvidenceAndCOAMaps(t *testing.T) {
 	e := newEnv(t)
 	e.openMatter("tenant-retaliation", "c-1")
-	res := e.run(casework.Map, "c-1", casework.MapInput{COAVersion: "1.0.0"})
-	audit(t, e, res.Trace)
+	res, err := e.r.Run(t.Context(), casework.Map, casework.MapInput{COAVersion: "1.0.0"},
+		runner.Options{Scope: scopeOf("c-1"), Caller: "test", TaxonomyVersions: map[string]string{"coa": "1.0.0"}})
+	if err != nil || res.Status != sanad.StatusCompleted {
+		t.Fatalf("map: %s %+v, %v", res.Status, res.Errors, err)
+	}
+	// The mapping agent's run pins the contract, the policy versions and
+	// the taxonomy's version (§1, §2.1).
+	for _, r := range audit(t, e, res.Trace) {
+		if r.Kind != sanad.KindAgent {
+			continue
+		}
+		if r.ContractVersion != "v1" || r.PolicyVersions["lanes"].SHA256 == "" || r.TaxonomyVersions["coa"] != "1.0.0" || r.Scope.Case != "c-1" {
+			t.Errorf("agent run %s pins contract %q, policies %v, taxonomies %v, case %q", r.Agent, r.ContractVersion, r.PolicyVersions, r.TaxonomyVersions, r.Scope.Case)
+		}
+	}
 	var tables []string
 	for _, w := range writes(t, e, res.Trace) {
 		if w.Lane != casework.LaneMapping {
