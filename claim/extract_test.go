@@ -232,3 +232,17 @@ func TestExtractReadsAMarginOfTheSentencesMetric(t *testing.T) {
 		t.Errorf("got %+v, want adjusted ebitda_margin 18.5", cs)
 	}
 }
+
+func TestExtractReadsPeriodScaleAndCurrencyOfSnakeCaseHeaders(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "client"}, {Text: "fy2023_sales_gbp_thousands"}},
+		{{Text: "Alder Ltd"}, {Text: "412"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+	if len(cs) != 1 {
+		t.Fatalf("got %d claims %+v, want 1", len(cs), cs)
+	}
+	if v := cs[0].Value; v.Period != "FY2023" || v.Value != 412_000 || v.Currency != "GBP" {
+		t.Errorf("got %s %g %s, want FY2023 412000 GBP", v.Period, v.Value, v.Currency)
+	}
+}

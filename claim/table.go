@@ -210,7 +210,7 @@ func (x *extractor) table(i int) {
 			if !ok {
 				continue
 			}
-			v.Period = NormalizePeriod(ch)
+			v.Period = NormalizePeriod(headerWords(ch))
 			if v.Period == "" {
 				v.Period = partOfYear(ch, tPeriod)
 			}
@@ -308,6 +308,11 @@ func (x *extractor) cellValue(a amount, m *mention, toks []token, rowHead, colHe
 	}
 	return v, true
 }
+
+// headerWords reads a snake_case header ("fy2024_revenue_eur", the
+// column names of an export) as the words it joins, so that the period it
+// names is found like the period of "FY2024 revenue".
+func headerWords(s string) string { return strings.ReplaceAll(s, "_", " ") }
 
 // stripParens removes parenthesised text: "Revenue (£m)" names revenue.
 func stripParens(s string) string {
