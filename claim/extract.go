@@ -72,7 +72,7 @@ func (x *extractor) heading(b document.Block) {
 // the document's.
 func (x *extractor) contextPeriod() string {
 	for i := len(x.headings) - 1; i >= 0; i-- {
-		if p := NormalizePeriod(x.headings[i].text); p != "" {
+		if p, named := periodOf(x.headings[i].text); named {
 			return p
 		}
 	}
@@ -466,7 +466,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 	best, bestDist := "", -1
 	inClause := false
 	for k, p := range pers {
-		if label[k] || p.period == "" {
+		if label[k] || p.period == "" && !p.unresolved {
 			continue
 		}
 		in := p.start >= cl.start && p.end <= cl.end
@@ -481,7 +481,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 			best, bestDist, inClause = p.period, d, in
 		}
 	}
-	if best != "" {
+	if bestDist >= 0 {
 		return best
 	}
 	ctx := x.contextPeriod()

@@ -246,3 +246,42 @@ func TestExtractReadsPeriodScaleAndCurrencyOfSnakeCaseHeaders(t *testing.T) {
 		t.Errorf("got %s %g %s, want FY2023 412000 GBP", v.Period, v.Value, v.Currency)
 	}
 }
+
+func TestNormalizePeriodKeepsSeveralMonthsApartFromTheirLastMonth(t *testing.T) {
+	tests := map[string]string{
+		"three months to 30 September 2025":  "Q3-2025",
+		"6 months ended June 30, 2025":       "H1-2025",
+		"one month to 31 August 2025":        "2025-08",
+		"seven months to 31 July 2025":       "",
+		"four months ended 30 April 2025":    "",
+		"year to date to 31 July 2025":       "",
+		"YTD Jul 2025":                       "",
+		"Jul 2025 YTD":                       "",
+		"three months to 31 August 2025":     "",
+		"Revenue for the year to date (YTD)": "",
+	}
+	for in, want := range tests {
+		if got := NormalizePeriod(in); got != want {
+			t.Errorf("NormalizePeriod(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExtractGivesAYearToDateFigureNoSingleMonth(t *testing.T) {
+	doc := textDoc(
+		document.Block{Kind: document.Header, Level: 1, Text: "Trading update 2025"},
+		para("Sales of £3.2m for the seven months to 31 July 2025."),
+		para("Sales in July 2025 were £0.5m."),
+		document.Block{Kind: document.Table, Table: &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+			{{Text: "£'000"}, {Text: "Jul 2025"}, {Text: "YTD Jul 2025"}},
+			{{Text: "Sales"}, {Text: "500"}, {Text: "3,200"}},
+		}}},
+	)
+	cs := Extract(doc, "d", "v1")
+	if got := find(cs, "revenue", "2025-07"); len(got) != 2 || got[0].Value.Value != 0.5e6 || got[1].Value.Value != 0.5e6 {
+		t.Errorf("got %+v for July 2025, want the month's £0.5m in the sentence and the table only", got)
+	}
+	if got := find(cs, "revenue", ""); len(got) != 2 {
+		t.Errorf("got %+v without a period, want the two seven-month figures", got)
+	}
+}

@@ -120,3 +120,12 @@ func TestConcentrationNeverDividesByLessThanTheListedCustomers(t *testing.T) {
 		})
 	}
 }
+
+func TestYearToDateFigureIsNotComparedWithItsLastMonth(t *testing.T) {
+	deck := "# Investor update\n\nRevenue of £2.4m for the six months to 31 May 2025.\n\nRevenue year to date to May 2025 was £2.4m.\n"
+	_, f := room(t, map[string]string{"accounts.md": "management_accounts", "deck.md": "deck"},
+		map[string]string{"accounts.md": monthlyAccounts, "deck.md": deck})
+	if got := contradictionsOf(f, "revenue"); len(got) != 0 {
+		t.Errorf("got contradictions %+v, want none", got)
+	}
+}
