@@ -285,3 +285,33 @@ func TestExtractGivesAYearToDateFigureNoSingleMonth(t *testing.T) {
 		t.Errorf("got %+v without a period, want the two seven-month figures", got)
 	}
 }
+
+func TestExtractMarksTheComponentsOfATotalAsParts(t *testing.T) {
+	tests := []struct {
+		text  string
+		parts map[float64]bool // value to whether it is a part
+	}{
+		{"Borrowings were £9.0m at 30 April 2025 (term loan £7.0m, revolving credit £2.0m).", map[float64]bool{9e6: false, 7e6: true, 2e6: true}},
+		{"Total debt of £9.0m at 30 April 2025, of which term loan borrowings £7.0m.", map[float64]bool{9e6: false, 7e6: true}},
+		{"Borrowings were £9.0m at 30 April 2025, of which borrowings of £2.0m fall due within a year.", map[float64]bool{9e6: false, 2e6: true}},
+		{"Term loan borrowings of £7.0m at 30 April 2025.", map[float64]bool{7e6: true}},
+		{"A £5.0m revolving credit facility, of which £2.0m was drawn at 30 April 2025.", map[float64]bool{2e6: false}},
+		{"Revenue was £5.0m in FY2024 (up from £4.1m in FY2023).", map[float64]bool{5e6: false, 4.1e6: false}},
+		{"Net debt was £3.5m at 30 April 2025 (total debt £9.0m less cash £5.5m).", map[float64]bool{3.5e6: false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := map[float64]bool{}
+			for _, c := range Extract(textDoc(para(tt.text)), "d", "v1") {
+				if c.Value.Metric == "debt" || c.Value.Metric == "revenue" || c.Value.Metric == "net_debt" {
+					got[c.Value.Value] = isPart(c.Value)
+				}
+			}
+			for v, want := range tt.parts {
+				if part, ok := got[v]; !ok || part != want {
+					t.Errorf("%g: got part %v (found %v), want part %v; all %v", v, part, ok, want, got)
+				}
+			}
+		})
+	}
+}

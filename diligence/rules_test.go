@@ -129,3 +129,31 @@ func TestYearToDateFigureIsNotComparedWithItsLastMonth(t *testing.T) {
 		t.Errorf("got contradictions %+v, want none", got)
 	}
 }
+
+func TestDebtComponentsAreNotComparedWithTheTotal(t *testing.T) {
+	accounts := `# Management accounts
+
+| £'000 | Jun 2025 |
+| - | - |
+| Term loan | 7,000 |
+| Revolving credit facility drawn | 2,000 |
+| Net debt | 4,000 |
+`
+	for _, tc := range []struct {
+		name, deck string
+		want       int
+	}{
+		{"the total with its breakdown", "# Update\n\nBorrowings of £9.0m at 30 June 2025 (term loan £7.0m, revolving credit £2.0m).\n", 0},
+		{"a total alone", "# Update\n\nBorrowings of £9.0m at 30 June 2025.\n", 0},
+		{"a component that differs", "# Update\n\nTerm loan of £7.5m at 30 June 2025.\n", 0},
+		{"net debt that differs", "# Update\n\nNet debt of £4.6m at 30 June 2025.\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, f := room(t, map[string]string{"accounts.md": "management_accounts", "deck.md": "deck"},
+				map[string]string{"accounts.md": accounts, "deck.md": tc.deck})
+			if got := len(contradictionsOf(f, "debt")) + len(contradictionsOf(f, "net_debt")); got != tc.want {
+				t.Errorf("got %d contradictions %+v, want %d", got, f.Contradictions, tc.want)
+			}
+		})
+	}
+}
