@@ -882,17 +882,42 @@ func (a *analysis) negative() {
 	}
 }
 
-// textRisks are the risks read from sentences.
+// textRisks are the risks read from sentences: a sentence that matches re
+// raises the risk unless it matches unless (boilerplate that denies it).
 var textRisks = []struct {
-	typ string
-	re  *regexp.Regexp
+	typ    string
+	re     *regexp.Regexp
+	unless *regexp.Regexp
 }{
-	{RiskGoingConcern, regexp.MustCompile(`(?i)material uncertainty[^.]*going concern`)},
-	{RiskLitigation, regexp.MustCompile(`(?i)\b(?:High Court|litigation|lawsuit|legal proceedings|issued a claim|filed a (?:claim|suit))\b`)},
-	{RiskRelatedParty, regexp.MustCompile(`(?i)\brelated[- ]party\b|\bdeclared an interest\b`)},
-	{RiskKeyPerson, regexp.MustCompile(`(?i)\bkey[- ]person\b|\bpersonally holds\b|\bdepends? (?:heavily )?on (?:the|its) (?:founder|chief executive)`)},
-	{RiskCovenant, regexp.MustCompile(`(?i)\bcovenant\b[^.]*\b(?:breach|breached|waived?)\b|\b(?:breach|waives?)\b[^.]*\b(?:covenant|clause 7)`)},
+	{RiskGoingConcern, regexp.MustCompile(`(?i)material uncertainty[^.]*going concern`), nil},
+	{RiskLitigation, litigationRE, noLitigationRE},
+	{RiskRelatedParty, regexp.MustCompile(`(?i)\brelated[- ]party\b|\bdeclared an interest\b`), nil},
+	{RiskKeyPerson, regexp.MustCompile(`(?i)\bkey[- ]person\b|\bpersonally holds\b|\bdepends? (?:heavily )?on (?:the|its) (?:founder|chief executive)`), nil},
+	{RiskCovenant, regexp.MustCompile(`(?i)\bcovenant\b[^.]*\b(?:breach|breached|waived?)\b|\b(?:breach|waives?)\b[^.]*\b(?:covenant|clause 7)`), nil},
 }
+
+// litigationRE is the language of a dispute before a court, a tribunal or
+// an arbitrator, as auditors, lawyers and minutes write it: proceedings
+// issued or brought, a claim against the company or for damages, a claim
+// the company is defending, a court or tribunal named with a claim, trial
+// or hearing, arbitration commenced, a contingent liability for a claim.
+var litigationRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
+	`\b(?:High Court|litigation|lawsuits?|legal proceedings)\b`,
+	`\b(?:issued|commenced|brought|filed|served|instituted|started)\s+(?:legal\s+)?(?:proceedings|an?\s+(?:claim|suit|lawsuit))\b`,
+	`\bproceedings\s+(?:(?:were|have been|had been|was|has been)\s+)?(?:issued|commenced|brought|filed|served)\b`,
+	`\b(?:claims?|proceedings)\s+against\s+(?:the|our)\s+(?:company|group|business)\b`,
+	`\bclaim(?:s|ed|ing)?\s+(?:for\s+)?damages\b`,
+	`\bdefend(?:s|ing|ed)?\s+(?:the|a|this|that)\s+(?:claim|action|proceedings)\b`,
+	`\b(?:court|tribunal)\b[^.]*\b(?:claim|proceedings|trial|hearing|damages|judgment)`,
+	`\b(?:claim|proceedings|trial|hearing|damages|judgment)[^.]*\b(?:court|tribunal)\b`,
+	`\b(?:commenced|started|brought|filed|initiated)\s+(?:an?\s+)?arbitration\b`,
+	`\bcontingent liabilit(?:y|ies)\b[^.]*\bclaim`,
+}, "|"))
+
+// noLitigationRE is the boilerplate that says there is no dispute: "no
+// litigation", "not party to any legal proceedings", "not aware of any
+// claims".
+var noLitigationRE = regexp.MustCompile(`(?i)\bno\s+(?:\w+\s+){0,3}(?:litigation|legal proceedings|proceedings|claims|lawsuits|disputes)\b|\bnot\s+(?:a\s+)?party\s+to\s+any\b|\bnot\s+aware\s+of\s+any\b[^.]*\b(?:litigation|proceedings|claims?|disputes?)\b|\bnor\s+(?:is|are)\s+(?:any\s+)?(?:litigation|proceedings|claims)\b`)
 
 // text is the risk officer's reading of the documents' words: one risk of
 // each type, citing every sentence that raises it.
@@ -903,7 +928,7 @@ func (a *analysis) text() {
 			d := &a.deal.Docs[i]
 			for _, s := range sentences(d.Markdown) {
 				sent := d.Markdown[s[0]:s[1]]
-				if !r.re.MatchString(sent) {
+				if !r.re.MatchString(sent) || r.unless != nil && r.unless.MatchString(sent) {
 					continue
 				}
 				c := spanClaim(d, s[0], s[1], claim.Value{Metric: strings.ToLower(r.typ), Unit: claim.Count})

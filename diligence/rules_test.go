@@ -157,3 +157,29 @@ func TestDebtComponentsAreNotComparedWithTheTotal(t *testing.T) {
 		})
 	}
 }
+
+func TestLitigationIsReadFromTheLanguageOfCourtsAndNotFromBoilerplate(t *testing.T) {
+	for _, tc := range []struct {
+		sentence string
+		want     bool
+	}{
+		{"Contingent liabilities: a former distributor has issued proceedings against the company seeking £0.8m.", true},
+		{"A supplier brought a claim against the company in the County Court in January 2025.", true},
+		{"The Employment Tribunal has set a hearing for September 2025.", true},
+		{"The board noted that the company is defending the claim and expects trial in 2026.", true},
+		{"In April 2025 the landlord commenced arbitration over the rent review.", true},
+		{"There is a contingent liability in respect of a warranty claim by a customer.", true},
+		{"The company is not party to any legal proceedings.", false},
+		{"There is no litigation, pending or threatened, against the company.", false},
+		{"The directors are not aware of any claims against the company.", false},
+		{"Any dispute under this agreement is subject to the courts of England.", false},
+		{"The company made a claim under its insurance policy for storm damage.", false},
+	} {
+		t.Run(tc.sentence, func(t *testing.T) {
+			_, f := room(t, map[string]string{"minutes.md": "minutes"}, map[string]string{"minutes.md": "# Board minutes\n\n" + tc.sentence + "\n"})
+			if got := len(risksOf(f, RiskLitigation)) > 0; got != tc.want {
+				t.Errorf("got litigation %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
