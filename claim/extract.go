@@ -347,6 +347,22 @@ func (x *extractor) metricFor(s string, toks []token, ments []mention, cls []bou
 			break
 		}
 	}
+	// "EBITDA was £2.9m, or 10.4% of turnover": a percentage of revenue
+	// after a profit states that profit's margin.
+	if a.unit == Percent && after >= 0 && toks[after].w == "of" {
+		for _, m := range ments {
+			if m.first != after+1 || m.metric.Name != "revenue" {
+				continue
+			}
+			for k := len(ments) - 1; k >= 0; k-- {
+				if p := ments[k]; p.end <= a.start {
+					if mm := marginOf(p.metric); mm != nil {
+						return mm, x.qualifiersOf(s, toks, p, clauseOf(cls, p.start)), true
+					}
+				}
+			}
+		}
+	}
 	if after >= 0 {
 		for _, m := range ments {
 			if m.first >= after && m.first < after+4 && m.end <= cl.end {

@@ -2,6 +2,7 @@ package claim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sanadhq/sanad/document"
@@ -313,5 +314,25 @@ func TestExtractMarksTheComponentsOfATotalAsParts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestExtractReadsAPercentageOfRevenueAfterAProfitAsItsMargin(t *testing.T) {
+	cs := Extract(textDoc(para("In FY2024 operating profit was £1.8m, or 9.0% of sales (FY2023: 7.5%).")), "d", "v1")
+	if m := find(cs, "operating_profit_margin", "FY2024"); len(m) != 0 {
+		t.Fatalf("got %+v, want no operating_profit_margin: the vocabulary has none", m)
+	}
+	cs = Extract(textDoc(para("In FY2024 EBITDA was £1.8m, or 9.0% of sales (FY2023: 7.5%).")), "d", "v1")
+	if m := find(cs, "ebitda_margin", "FY2024"); len(m) != 1 || m[0].Value.Value != 9.0 {
+		t.Errorf("got %+v, want ebitda_margin 9.0 for FY2024", cs)
+	}
+	if m := find(cs, "ebitda_margin", "FY2023"); len(m) != 1 || m[0].Value.Value != 7.5 {
+		t.Errorf("got %+v, want ebitda_margin 7.5 for FY2023", cs)
+	}
+	cs = Extract(textDoc(para("In FY2024 our largest customer was 9.0% of sales.")), "d", "v1")
+	for _, c := range cs {
+		if strings.HasSuffix(c.Value.Metric, "_margin") {
+			t.Errorf("got %+v, want no margin without a profit", c)
+		}
 	}
 }
