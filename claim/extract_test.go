@@ -336,3 +336,10 @@ func TestExtractReadsAPercentageOfRevenueAfterAProfitAsItsMargin(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractReadsNetTurnoverAsRevenueItself(t *testing.T) {
+	cs := Extract(textDoc(para("Net turnover for 2024 was £6,100,000.")), "d", "v1")
+	if r := find(cs, "revenue", "FY2024"); len(r) != 1 || len(r[0].Value.Qualifiers) != 0 {
+		t.Errorf("got %+v, want revenue with no qualifier", cs)
+	}
+}

@@ -20,7 +20,7 @@ type Metric struct {
 
 // Metrics is the vocabulary of [Extract].
 var Metrics = []Metric{
-	{Name: "revenue", Class: Financial, Unit: Currency, Phrases: []string{"revenue", "revenues", "turnover", "sales", "total sales", "net sales", "total revenue", "total revenues", "net revenue", "net revenues"}},
+	{Name: "revenue", Class: Financial, Unit: Currency, Phrases: []string{"revenue", "revenues", "turnover", "net turnover", "sales", "total sales", "net sales", "total revenue", "total revenues", "net revenue", "net revenues"}},
 	{Name: "arr", Class: Financial, Unit: Currency, Phrases: []string{"arr", "annual recurring revenue", "annualised recurring revenue", "annualized recurring revenue"}},
 	{Name: "mrr", Class: Financial, Unit: Currency, Phrases: []string{"mrr", "monthly recurring revenue"}},
 	{Name: "gross_profit", Class: Financial, Unit: Currency, Phrases: []string{"gross profit"}},
