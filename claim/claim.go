@@ -103,7 +103,8 @@ type Value struct {
 	Period string `json:"period,omitempty"`
 	Entity string `json:"entity,omitempty"`
 	// Qualifiers narrow the metric: "adjusted", "budget", "subscription",
-	// "segment:United Kingdom".
+	// "segment:United Kingdom"; "part" (or "part:term loan") marks a
+	// component of a total stated with it, which is not the total.
 	Qualifiers []string `json:"qualifiers,omitempty"`
 	// Precision is half the unit of the last digit written (0.05e6 for
 	// "£48.2m"): the rounding the figure carries. Zero means unknown, and

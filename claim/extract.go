@@ -72,7 +72,7 @@ func (x *extractor) heading(b document.Block) {
 // the document's.
 func (x *extractor) contextPeriod() string {
 	for i := len(x.headings) - 1; i >= 0; i-- {
-		if p := NormalizePeriod(x.headings[i].text); p != "" {
+		if p, named := periodOf(x.headings[i].text); named {
 			return p
 		}
 	}
@@ -163,6 +163,7 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 		}
 	}
 	cls := clauses(s)
+	sentenceStart := len(x.claims)
 	var last *Value
 	for _, a := range amounts(s) {
 		if overlapsPeriod(a, pers) || clock(s, a) {
@@ -184,6 +185,9 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 			}
 			v = Value{Metric: met.Name, Unit: met.Unit, Entity: x.entity, Qualifiers: quals}
 			v.Period = x.periodFor(s, pers, label, cl, a)
+			if total := totalBefore(x.claims[sentenceStart:], base, v); total >= 0 && breakdown(s[total:a.start]) && !isPart(v) {
+				v.Qualifiers = append(v.Qualifiers, "part")
+			}
 			// Budget, forecast and target words just before the figure.
 			for k := len(toks) - 1; k >= 0; k-- {
 				if toks[k].end > a.start || toks[k].start < cl.start {
@@ -216,9 +220,67 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 	}
 }
 
+// breakdownRE finds the words that open a breakdown of a figure into its
+// parts: "of which", "comprising", "split between".
+var breakdownRE = regexp.MustCompile(`(?i)\b(?:of which|comprising|comprised of|consisting of|made up of|split (?:between|into|as)|broken down (?:as|into))\b`)
+
+// breakdown says whether the text between a total and a later figure puts
+// that figure in the total's breakdown: an opening parenthesis left open
+// ("£6.6m (£5.4m term loan, …"), or a breakdown word.
+func breakdown(between string) bool {
+	return strings.Count(between, "(") > strings.Count(between, ")") || breakdownRE.MatchString(between)
+}
+
+// totalBefore is the end, in the sentence at base, of the first earlier
+// figure of the sentence that is not itself a part and has v's metric,
+// unit and period: the total v may be a part of; -1 when there is none.
+func totalBefore(earlier []Claim, base int, v Value) int {
+	for _, c := range earlier {
+		if c.Value.Metric == v.Metric && c.Value.Unit == v.Unit && c.Value.Period == v.Period && !isPart(c.Value) {
+			return c.Span.End - base
+		}
+	}
+	return -1
+}
+
+// isPart says whether a value is a component of a total ("part",
+// "part:term loan").
+func isPart(v Value) bool {
+	for _, q := range v.Qualifiers {
+		if q == "part" || strings.HasPrefix(q, "part:") {
+			return true
+		}
+	}
+	return false
+}
+
+// debtFacilities are the facilities whose drawings are one part of a
+// company's debt: a figure qualified by one is that facility's, not the
+// debt's.
+var debtFacilities = map[string]string{"term loan": "term loan", "revolving credit": "revolving credit", "rcf": "revolving credit", "overdraft": "overdraft"}
+
+// facilityOf is the facility a debt qualifier names ("revolving credit
+// facility" names the revolving credit), or "".
+func facilityOf(q string) string {
+	for words, name := range debtFacilities {
+		if q == words || strings.HasPrefix(q, words+" ") || strings.HasSuffix(q, " "+words) || strings.Contains(q, " "+words+" ") {
+			return name
+		}
+	}
+	return ""
+}
+
 func (x *extractor) add(c Claim) {
 	if m, ok := MetricNamed(c.Value.Metric); ok {
 		c.Class = m.Class
+	}
+	if c.Value.Metric == "debt" && !isPart(c.Value) {
+		for _, q := range c.Value.Qualifiers {
+			if f := facilityOf(q); f != "" {
+				c.Value.Qualifiers = append(c.Value.Qualifiers, "part:"+f)
+				break
+			}
+		}
 	}
 	// A cost is an amount spent: "(3,977,000)" in a statement and 3977000
 	// in a ledger state the same cost.
@@ -283,6 +345,22 @@ func (x *extractor) metricFor(s string, toks []token, ments []mention, cls []bou
 		if t.start >= a.end {
 			after = k
 			break
+		}
+	}
+	// "EBITDA was £2.9m, or 10.4% of turnover": a percentage of revenue
+	// after a profit states that profit's margin.
+	if a.unit == Percent && after >= 0 && toks[after].w == "of" {
+		for _, m := range ments {
+			if m.first != after+1 || m.metric.Name != "revenue" {
+				continue
+			}
+			for k := len(ments) - 1; k >= 0; k-- {
+				if p := ments[k]; p.end <= a.start {
+					if mm := marginOf(p.metric); mm != nil {
+						return mm, x.qualifiersOf(s, toks, p, clauseOf(cls, p.start)), true
+					}
+				}
+			}
 		}
 	}
 	if after >= 0 {
@@ -466,7 +544,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 	best, bestDist := "", -1
 	inClause := false
 	for k, p := range pers {
-		if label[k] || p.period == "" {
+		if label[k] || p.period == "" && !p.unresolved {
 			continue
 		}
 		in := p.start >= cl.start && p.end <= cl.end
@@ -481,7 +559,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 			best, bestDist, inClause = p.period, d, in
 		}
 	}
-	if best != "" {
+	if bestDist >= 0 {
 		return best
 	}
 	ctx := x.contextPeriod()

@@ -2,6 +2,7 @@ package claim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sanadhq/sanad/document"
@@ -230,5 +231,115 @@ func TestExtractReadsAMarginOfTheSentencesMetric(t *testing.T) {
 	m := find(cs, "ebitda_margin", "FY2024")
 	if len(m) != 1 || m[0].Value.Value != 18.5 || !slices.Equal(m[0].Value.Qualifiers, []string{"adjusted"}) {
 		t.Errorf("got %+v, want adjusted ebitda_margin 18.5", cs)
+	}
+}
+
+func TestExtractReadsPeriodScaleAndCurrencyOfSnakeCaseHeaders(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "client"}, {Text: "fy2023_sales_gbp_thousands"}},
+		{{Text: "Alder Ltd"}, {Text: "412"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+	if len(cs) != 1 {
+		t.Fatalf("got %d claims %+v, want 1", len(cs), cs)
+	}
+	if v := cs[0].Value; v.Period != "FY2023" || v.Value != 412_000 || v.Currency != "GBP" {
+		t.Errorf("got %s %g %s, want FY2023 412000 GBP", v.Period, v.Value, v.Currency)
+	}
+}
+
+func TestNormalizePeriodKeepsSeveralMonthsApartFromTheirLastMonth(t *testing.T) {
+	tests := map[string]string{
+		"three months to 30 September 2025":  "Q3-2025",
+		"6 months ended June 30, 2025":       "H1-2025",
+		"one month to 31 August 2025":        "2025-08",
+		"seven months to 31 July 2025":       "",
+		"four months ended 30 April 2025":    "",
+		"year to date to 31 July 2025":       "",
+		"YTD Jul 2025":                       "",
+		"Jul 2025 YTD":                       "",
+		"three months to 31 August 2025":     "",
+		"Revenue for the year to date (YTD)": "",
+	}
+	for in, want := range tests {
+		if got := NormalizePeriod(in); got != want {
+			t.Errorf("NormalizePeriod(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExtractGivesAYearToDateFigureNoSingleMonth(t *testing.T) {
+	doc := textDoc(
+		document.Block{Kind: document.Header, Level: 1, Text: "Trading update 2025"},
+		para("Sales of £3.2m for the seven months to 31 July 2025."),
+		para("Sales in July 2025 were £0.5m."),
+		document.Block{Kind: document.Table, Table: &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+			{{Text: "£'000"}, {Text: "Jul 2025"}, {Text: "YTD Jul 2025"}},
+			{{Text: "Sales"}, {Text: "500"}, {Text: "3,200"}},
+		}}},
+	)
+	cs := Extract(doc, "d", "v1")
+	if got := find(cs, "revenue", "2025-07"); len(got) != 2 || got[0].Value.Value != 0.5e6 || got[1].Value.Value != 0.5e6 {
+		t.Errorf("got %+v for July 2025, want the month's £0.5m in the sentence and the table only", got)
+	}
+	if got := find(cs, "revenue", ""); len(got) != 2 {
+		t.Errorf("got %+v without a period, want the two seven-month figures", got)
+	}
+}
+
+func TestExtractMarksTheComponentsOfATotalAsParts(t *testing.T) {
+	tests := []struct {
+		text  string
+		parts map[float64]bool // value to whether it is a part
+	}{
+		{"Borrowings were £9.0m at 30 April 2025 (term loan £7.0m, revolving credit £2.0m).", map[float64]bool{9e6: false, 7e6: true, 2e6: true}},
+		{"Total debt of £9.0m at 30 April 2025, of which term loan borrowings £7.0m.", map[float64]bool{9e6: false, 7e6: true}},
+		{"Borrowings were £9.0m at 30 April 2025, of which borrowings of £2.0m fall due within a year.", map[float64]bool{9e6: false, 2e6: true}},
+		{"Term loan borrowings of £7.0m at 30 April 2025.", map[float64]bool{7e6: true}},
+		{"A £5.0m revolving credit facility, of which £2.0m was drawn at 30 April 2025.", map[float64]bool{2e6: false}},
+		{"Revenue was £5.0m in FY2024 (up from £4.1m in FY2023).", map[float64]bool{5e6: false, 4.1e6: false}},
+		{"Net debt was £3.5m at 30 April 2025 (total debt £9.0m less cash £5.5m).", map[float64]bool{3.5e6: false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got := map[float64]bool{}
+			for _, c := range Extract(textDoc(para(tt.text)), "d", "v1") {
+				if c.Value.Metric == "debt" || c.Value.Metric == "revenue" || c.Value.Metric == "net_debt" {
+					got[c.Value.Value] = isPart(c.Value)
+				}
+			}
+			for v, want := range tt.parts {
+				if part, ok := got[v]; !ok || part != want {
+					t.Errorf("%g: got part %v (found %v), want part %v; all %v", v, part, ok, want, got)
+				}
+			}
+		})
+	}
+}
+
+func TestExtractReadsAPercentageOfRevenueAfterAProfitAsItsMargin(t *testing.T) {
+	cs := Extract(textDoc(para("In FY2024 operating profit was £1.8m, or 9.0% of sales (FY2023: 7.5%).")), "d", "v1")
+	if m := find(cs, "operating_profit_margin", "FY2024"); len(m) != 0 {
+		t.Fatalf("got %+v, want no operating_profit_margin: the vocabulary has none", m)
+	}
+	cs = Extract(textDoc(para("In FY2024 EBITDA was £1.8m, or 9.0% of sales (FY2023: 7.5%).")), "d", "v1")
+	if m := find(cs, "ebitda_margin", "FY2024"); len(m) != 1 || m[0].Value.Value != 9.0 {
+		t.Errorf("got %+v, want ebitda_margin 9.0 for FY2024", cs)
+	}
+	if m := find(cs, "ebitda_margin", "FY2023"); len(m) != 1 || m[0].Value.Value != 7.5 {
+		t.Errorf("got %+v, want ebitda_margin 7.5 for FY2023", cs)
+	}
+	cs = Extract(textDoc(para("In FY2024 our largest customer was 9.0% of sales.")), "d", "v1")
+	for _, c := range cs {
+		if strings.HasSuffix(c.Value.Metric, "_margin") {
+			t.Errorf("got %+v, want no margin without a profit", c)
+		}
+	}
+}
+
+func TestExtractReadsNetTurnoverAsRevenueItself(t *testing.T) {
+	cs := Extract(textDoc(para("Net turnover for 2024 was £6,100,000.")), "d", "v1")
+	if r := find(cs, "revenue", "FY2024"); len(r) != 1 || len(r[0].Value.Qualifiers) != 0 {
+		t.Errorf("got %+v, want revenue with no qualifier", cs)
 	}
 }

@@ -133,8 +133,10 @@ var currencyRE = regexp.MustCompile(`(?i)(US\$|\$|£|€|\bGBP\b|\bUSD\b|\bEUR\b
 var currencyWords = map[string]string{"dollars": "USD", "pounds": "GBP", "euros": "EUR", "sterling": "GBP"}
 
 // tableScale reads the scale and currency a header or note states for the
-// amounts of a table; scale is 0 when it states none.
+// amounts of a table; scale is 0 when it states none. A snake_case header
+// ("revenue_eur_thousands") reads as its words.
 func tableScale(s string) (scale float64, currency string) {
+	s = headerWords(s)
 	if m := tableScaleRE.FindStringSubmatch(s); m != nil {
 		switch {
 		case m[2] != "":

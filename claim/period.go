@@ -14,6 +14,37 @@ type periodExpr struct {
 	// strong marks a period named as such ("year ended …", "FY2024",
 	// "Q3 2025"), not merely a date or a year.
 	strong bool
+	// unresolved marks a stretch of months with no normal form ("five
+	// months to 31 May 2025", "year to date"): a figure it governs has no
+	// period, so that it is compared with no single month or year.
+	unresolved bool
+}
+
+// unresolvedPeriod is what a pattern's norm returns for a stretch of
+// months that has no normal form.
+const unresolvedPeriod = "?"
+
+// monthsWords reads "five" or "5" as 5.
+var monthsWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11}
+
+// monthsTo is the period of the n months to the end of month of year: the
+// month itself for one, the calendar quarter or half it closes for three
+// or six, and no normal form otherwise (five months to May is neither May
+// nor a year).
+func monthsTo(n string, month int, year string) string {
+	k, ok := monthsWords[strings.ToLower(n)]
+	if !ok {
+		k, _ = strconv.Atoi(n)
+	}
+	switch {
+	case k == 1:
+		return fmt.Sprintf("%s-%02d", year, month)
+	case k == 3 && month%3 == 0:
+		return fmt.Sprintf("Q%d-%s", month/3, year)
+	case k == 6 && month%6 == 0:
+		return fmt.Sprintf("H%d-%s", month/6, year)
+	}
+	return unresolvedPeriod
 }
 
 const monthNames = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
@@ -42,6 +73,12 @@ var periodRE = []struct {
 		func(m []string) string { return "FY" + m[2] }},
 	{regexp.MustCompile(`(?i)\b(?:years?|year ended|years ended)\s+` + monthNames + `\s+\d{1,2},?\s+((?:19|20)\d{2})\b`),
 		func(m []string) string { return "FY" + m[2] }},
+	// "five months to 31 May 2025", "3 months ended June 30, 2025".
+	{regexp.MustCompile(`(?i)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|[1-9]|1[01])[ -]months?\s+(?:to|ended|ending)\s+(?:\d{1,2}(?:st|nd|rd|th)?\s+)?` + monthNames + `(?:\s+\d{1,2}(?:st|nd|rd|th)?)?,?\s+((?:19|20)\d{2})\b`),
+		func(m []string) string { return monthsTo(m[1], monthOf(m[2]), m[3]) }},
+	// "YTD May 2025", "year to date to 31 May 2025", "May 2025 YTD", "YTD".
+	{regexp.MustCompile(`(?i)(?:\b` + monthNames + `,?\s+(?:19|20)\d{2}\s+(?:YTD|year[- ]to[- ]date)\b|\b(?:YTD|year[- ]to[- ]date)\b(?:\s+(?:to\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+)?` + monthNames + `(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{2})?\b)?)`),
+		func(m []string) string { return unresolvedPeriod }},
 	{regexp.MustCompile(`(?i)\bFY?\s?-?'?((?:19|20)\d{2}|\d{2})\b`),
 		func(m []string) string { return "FY" + fullYear(m[1]) }},
 	{regexp.MustCompile(`(?i)\b(Q[1-4]|H[12])\s?-?\s?(?:FY\s?)?'?((?:19|20)\d{2})\b`),
@@ -63,7 +100,7 @@ var periodRE = []struct {
 }
 
 // strongPatterns is how many of the first periodRE name a period as such.
-const strongPatterns = 7
+const strongPatterns = 9
 
 // dayPeriod is the period a date names: the financial year when it is the
 // last day of December, the month otherwise.
@@ -107,7 +144,11 @@ func periods(text string) []periodExpr {
 					m[i] = text[idx[2*i]:idx[2*i+1]]
 				}
 			}
-			out = append(out, periodExpr{idx[0], idx[1], p.norm(m), i < strongPatterns})
+			e := periodExpr{start: idx[0], end: idx[1], period: p.norm(m), strong: i < strongPatterns}
+			if e.period == unresolvedPeriod {
+				e.period, e.unresolved = "", true
+			}
+			out = append(out, e)
 		}
 	}
 	sortPeriods(out)
@@ -123,16 +164,25 @@ func sortPeriods(p []periodExpr) {
 }
 
 // NormalizePeriod reads a period expression ("year ended 31 December
-// 2024", "Q3 2025", "June 2025", "last twelve months to June 2025") and
-// returns its normal form ("FY2024", "Q3-2025", "2025-06", "LTM-2025-06"),
-// or "" when s names no period.
+// 2024", "Q3 2025", "June 2025", "last twelve months to June 2025", "three
+// months to 30 June 2025") and returns its normal form ("FY2024",
+// "Q3-2025", "2025-06", "LTM-2025-06", "Q2-2025"), or "" when s names no
+// period or first names a stretch of months that has none ("five months
+// to 31 May 2025", "YTD May 2025").
 func NormalizePeriod(s string) string {
+	p, _ := periodOf(s)
+	return p
+}
+
+// periodOf is the first period s names, and whether it names one: a
+// stretch of months with no normal form is named, with period "".
+func periodOf(s string) (period string, named bool) {
 	for _, p := range periods(s) {
-		if p.period != "" {
-			return p.period
+		if p.period != "" || p.unresolved {
+			return p.period, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // previousYear is the same period a year before p: "FY2023" for

@@ -151,8 +151,8 @@ func (x *extractor) table(i int) {
 	if tScale == 0 {
 		tScale = 1
 	}
-	tPeriod := NormalizePeriod(b.Table.Caption)
-	if tPeriod == "" {
+	tPeriod, named := periodOf(b.Table.Caption)
+	if !named {
 		tPeriod = x.contextPeriod()
 	}
 	colMet := make([]*mention, width)
@@ -210,16 +210,7 @@ func (x *extractor) table(i int) {
 			if !ok {
 				continue
 			}
-			v.Period = NormalizePeriod(ch)
-			if v.Period == "" {
-				v.Period = partOfYear(ch, tPeriod)
-			}
-			if v.Period == "" {
-				v.Period = NormalizePeriod(rowHead)
-			}
-			if v.Period == "" {
-				v.Period = tPeriod
-			}
+			v.Period = tablePeriod(headerWords(ch), rowHead, tPeriod)
 			for _, t := range tokens(ch) {
 				if q, ok := budgetWords[t.w]; ok {
 					v.Qualifiers = appendUnique(v.Qualifiers, q)
@@ -238,6 +229,23 @@ func (x *extractor) table(i int) {
 			})
 		}
 	}
+}
+
+// tablePeriod is the period of a cell: the one its column header names,
+// else the part of the table's year it names ("Q1"), else the one its row
+// header names, else the table's. A header that names a stretch of months
+// with no normal form ("YTD May 2025") leaves the cell without a period.
+func tablePeriod(colHead, rowHead, tPeriod string) string {
+	if p, named := periodOf(colHead); named {
+		return p
+	}
+	if p := partOfYear(colHead, tPeriod); p != "" {
+		return p
+	}
+	if p, named := periodOf(rowHead); named {
+		return p
+	}
+	return tPeriod
 }
 
 // cellAmount is the figure of a cell: its first number that is not a
@@ -308,6 +316,11 @@ func (x *extractor) cellValue(a amount, m *mention, toks []token, rowHead, colHe
 	}
 	return v, true
 }
+
+// headerWords reads a snake_case header ("fy2024_revenue_eur", the
+// column names of an export) as the words it joins, so that the period it
+// names is found like the period of "FY2024 revenue".
+func headerWords(s string) string { return strings.ReplaceAll(s, "_", " ") }
 
 // stripParens removes parenthesised text: "Revenue (£m)" names revenue.
 func stripParens(s string) string {

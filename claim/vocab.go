@@ -20,7 +20,7 @@ type Metric struct {
 
 // Metrics is the vocabulary of [Extract].
 var Metrics = []Metric{
-	{Name: "revenue", Class: Financial, Unit: Currency, Phrases: []string{"revenue", "revenues", "turnover", "sales", "total sales", "net sales", "total revenue", "total revenues", "net revenue", "net revenues"}},
+	{Name: "revenue", Class: Financial, Unit: Currency, Phrases: []string{"revenue", "revenues", "turnover", "net turnover", "sales", "total sales", "net sales", "total revenue", "total revenues", "net revenue", "net revenues"}},
 	{Name: "arr", Class: Financial, Unit: Currency, Phrases: []string{"arr", "annual recurring revenue", "annualised recurring revenue", "annualized recurring revenue"}},
 	{Name: "mrr", Class: Financial, Unit: Currency, Phrases: []string{"mrr", "monthly recurring revenue"}},
 	{Name: "gross_profit", Class: Financial, Unit: Currency, Phrases: []string{"gross profit"}},
@@ -36,7 +36,9 @@ var Metrics = []Metric{
 	{Name: "monthly_burn", Class: Financial, Unit: Currency, Phrases: []string{"monthly burn", "burn rate", "cash burn", "net burn", "monthly cash burn"}},
 	{Name: "runway_months", Class: Financial, Unit: Months, Phrases: []string{"runway", "cash runway"}},
 	{Name: "bookings", Class: Financial, Unit: Currency, Phrases: []string{"bookings", "total bookings"}},
-	{Name: "debt", Class: Financial, Unit: Currency, Phrases: []string{"debt", "net debt", "borrowings", "total debt", "drawn"}},
+	// Net debt (after cash) is its own metric, not the debt drawn.
+	{Name: "debt", Class: Financial, Unit: Currency, Phrases: []string{"debt", "borrowings", "total debt", "drawn"}},
+	{Name: "net_debt", Class: Financial, Unit: Currency, Phrases: []string{"net debt"}},
 	{Name: "capex", Class: Financial, Unit: Currency, Phrases: []string{"capital expenditure", "capex"}},
 	// Named so that "cost of sales" is not read as sales.
 	{Name: "cost_of_sales", Class: Financial, Unit: Currency, Phrases: []string{"cost of sales", "cost of revenue", "cost of revenues", "cost of goods sold", "cogs"}},

@@ -141,12 +141,14 @@ func Analyze(d Deal) Findings {
 	return a.f
 }
 
-// usable says whether a claim states the metric itself, not a part, an
-// adjusted or planned version or a movement.
+// usable says whether a claim states the metric itself, not a part (a
+// segment, or a component of a total: "part", "part:term loan"), an
+// adjusted or planned version or a movement ("net", "more", "less").
 func usable(c claim.Claim) bool {
 	for _, q := range c.Value.Qualifiers {
 		switch {
-		case strings.HasPrefix(q, "segment:"), q == "adjusted", q == "budget", q == "forecast", q == "opening", q == "net":
+		case strings.HasPrefix(q, "segment:"), q == "part", strings.HasPrefix(q, "part:"),
+			q == "adjusted", q == "budget", q == "forecast", q == "opening", q == "net", q == "more", q == "less":
 			return false
 		}
 	}
@@ -671,40 +673,52 @@ func uniqueDocs(ds ...string) []string {
 }
 
 // concentration reads each customer list (only a list names customers
-// as its rows): the largest customer's revenue
-// over the list's total, or else over the company's latest revenue.
+// as its rows): the largest customer's share of revenue as the list states
+// it in a share column, or else its revenue over a total, which is the
+// list's own total row or else the company's revenue for the list's period
+// (or its latest full year when the list names none). A total smaller than
+// the customers the list names together is not their total (a month's
+// revenue against a year's customers) and is never divided by.
 func (a *analysis) concentration() {
 	for _, d := range a.deal.Docs {
 		if d.Kind != "customer_list" {
 			continue
 		}
 		var top, total *claim.Claim
+		var listed float64
 		for i, c := range d.Claims {
 			if c.Value.Metric != "revenue" && c.Value.Metric != "contract_value" {
 				continue
 			}
-			seg := false
-			for _, q := range c.Value.Qualifiers {
-				if strings.HasPrefix(q, "segment:") && !strings.Contains(strings.ToLower(q), "other") {
-					seg = true
+			if customerRow(c) {
+				listed += c.Value.Value
+				if !strings.Contains(strings.ToLower(segmentOf(c)), "other") && (top == nil || c.Value.Value > top.Value.Value) {
+					top = &d.Claims[i]
 				}
+				continue
 			}
-			switch {
-			case seg && (top == nil || c.Value.Value > top.Value.Value):
-				top = &d.Claims[i]
-			case !seg && c.Value.Metric == "revenue" && (total == nil || c.Value.Value > total.Value.Value):
+			if c.Value.Metric == "revenue" && (total == nil || c.Value.Value > total.Value.Value) {
 				total = &d.Claims[i]
 			}
 		}
 		if top == nil {
 			continue
 		}
-		if total == nil {
-			rev := a.latest("revenue", func(c claim.Claim) bool { return usable(c) && c.Value.Period != "" })
-			if len(rev) == 0 {
-				continue
+		if share, ok := statedShare(d.Markdown, *top); ok {
+			if share >= ConcentrationShare && share <= 1 {
+				a.f.Risks = append(a.f.Risks, Item{Kind: KindRisk, Type: RiskConcentration, Metric: "revenue", Documents: []string{d.File}, Claims: []string{top.ID}, Severity: debate.SeverityMajor,
+					Text: fmt.Sprintf("one customer is %.1f%% of revenue, as the list states (%s)", share*100, figure(top.Value))})
 			}
-			total = &rev[0]
+			continue
+		}
+		if total != nil && total.Value.Value < listed {
+			total = nil
+		}
+		if total == nil {
+			total = a.revenueTotal(top.Value.Period, listed)
+		}
+		if total == nil {
+			continue
 		}
 		share := top.Value.Value / total.Value.Value
 		if share < ConcentrationShare || share > 1 {
@@ -713,6 +727,102 @@ func (a *analysis) concentration() {
 		a.f.Risks = append(a.f.Risks, Item{Kind: KindRisk, Type: RiskConcentration, Metric: "revenue", Documents: uniqueDocs(d.File, total.Span.Document), Claims: []string{top.ID, total.ID}, Severity: debate.SeverityMajor,
 			Text: fmt.Sprintf("one customer is %.1f%% of revenue (%s of %s)", share*100, figure(top.Value), figure(total.Value))})
 	}
+}
+
+// customerRow says whether a claim of a customer list is one row's figure
+// (a segment), not a total.
+func customerRow(c claim.Claim) bool { return segmentOf(c) != "" }
+
+func segmentOf(c claim.Claim) string {
+	for _, q := range c.Value.Qualifiers {
+		if name, ok := strings.CutPrefix(q, "segment:"); ok {
+			return name
+		}
+	}
+	return ""
+}
+
+// revenueTotal is the company's revenue that can be the total of a
+// customer list of that period: the revenue stated for the period, or,
+// when the list names none or no document states it, the latest revenue
+// for a full year (FY or LTM); never one below listed, the sum of the
+// customers the list names.
+func (a *analysis) revenueTotal(period string, listed float64) *claim.Claim {
+	var best *claim.Claim
+	var bestEnd time.Time
+	for _, d := range a.deal.Docs {
+		if d.Kind == "customer_list" {
+			continue
+		}
+		for i, c := range d.Claims {
+			if c.Value.Metric != "revenue" || !usable(c) || c.Value.Value < listed {
+				continue
+			}
+			if period != "" && c.Value.Period == period {
+				return &d.Claims[i]
+			}
+			if !fullYear(c.Value.Period) {
+				continue
+			}
+			if e, ok := periodEnd(c.Value.Period); ok && (best == nil || e.After(bestEnd)) {
+				best, bestEnd = &d.Claims[i], e
+			}
+		}
+	}
+	return best
+}
+
+// fullYear says whether a normal period covers twelve months.
+func fullYear(p string) bool { return strings.HasPrefix(p, "FY") || strings.HasPrefix(p, "LTM-") }
+
+// statedShare is the share of revenue the table row of a customer claim
+// states in a column whose header names a share ("share_of_revenue", "% of
+// revenue"): 0.037 for "3.7%".
+func statedShare(md string, c claim.Claim) (float64, bool) {
+	if c.Span.Table == nil || c.Span.Start < 0 || c.Span.Start > len(md) {
+		return 0, false
+	}
+	lineStart := strings.LastIndexByte(md[:c.Span.Start], '\n') + 1
+	row := md[lineStart:]
+	if i := strings.IndexByte(row, '\n'); i >= 0 {
+		row = row[:i]
+	}
+	// The header is the first line of the pipe table the row is in.
+	head := lineStart
+	for head > 0 {
+		prev := strings.LastIndexByte(md[:head-1], '\n') + 1
+		if !strings.HasPrefix(md[prev:head-1], "|") {
+			break
+		}
+		head = prev
+	}
+	header := md[head:]
+	if i := strings.IndexByte(header, '\n'); i >= 0 {
+		header = header[:i]
+	}
+	names, cells := pipeCells(header), pipeCells(row)
+	for i, name := range names {
+		n := strings.ToLower(strings.ReplaceAll(name, "_", " "))
+		if i >= len(cells) || !(strings.Contains(n, "share") || strings.Contains(n, "%") || strings.Contains(n, "percent")) {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cells[i]), "%")), 64)
+		if err == nil && strings.HasSuffix(strings.TrimSpace(cells[i]), "%") {
+			return v / 100, true
+		}
+	}
+	return 0, false
+}
+
+// pipeCells splits a Markdown table row "| a | b |" into its cells.
+func pipeCells(line string) []string {
+	line = strings.TrimSpace(line)
+	line = strings.TrimSuffix(strings.TrimPrefix(line, "|"), "|")
+	cells := strings.Split(line, "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells
 }
 
 // churn averages the churn rates stated, monthly or annual as the claim
@@ -772,17 +882,42 @@ func (a *analysis) negative() {
 	}
 }
 
-// textRisks are the risks read from sentences.
+// textRisks are the risks read from sentences: a sentence that matches re
+// raises the risk unless it matches unless (boilerplate that denies it).
 var textRisks = []struct {
-	typ string
-	re  *regexp.Regexp
+	typ    string
+	re     *regexp.Regexp
+	unless *regexp.Regexp
 }{
-	{RiskGoingConcern, regexp.MustCompile(`(?i)material uncertainty[^.]*going concern`)},
-	{RiskLitigation, regexp.MustCompile(`(?i)\b(?:High Court|litigation|lawsuit|legal proceedings|issued a claim|filed a (?:claim|suit))\b`)},
-	{RiskRelatedParty, regexp.MustCompile(`(?i)\brelated[- ]party\b|\bdeclared an interest\b`)},
-	{RiskKeyPerson, regexp.MustCompile(`(?i)\bkey[- ]person\b|\bpersonally holds\b|\bdepends? (?:heavily )?on (?:the|its) (?:founder|chief executive)`)},
-	{RiskCovenant, regexp.MustCompile(`(?i)\bcovenant\b[^.]*\b(?:breach|breached|waived?)\b|\b(?:breach|waives?)\b[^.]*\b(?:covenant|clause 7)`)},
+	{RiskGoingConcern, regexp.MustCompile(`(?i)material uncertainty[^.]*going concern`), nil},
+	{RiskLitigation, litigationRE, noLitigationRE},
+	{RiskRelatedParty, regexp.MustCompile(`(?i)\brelated[- ]party\b|\bdeclared an interest\b`), nil},
+	{RiskKeyPerson, regexp.MustCompile(`(?i)\bkey[- ]person\b|\bpersonally holds\b|\bdepends? (?:heavily )?on (?:the|its) (?:founder|chief executive)`), nil},
+	{RiskCovenant, regexp.MustCompile(`(?i)\bcovenant\b[^.]*\b(?:breach|breached|waived?)\b|\b(?:breach|waives?)\b[^.]*\b(?:covenant|clause 7)`), nil},
 }
+
+// litigationRE is the language of a dispute before a court, a tribunal or
+// an arbitrator, as auditors, lawyers and minutes write it: proceedings
+// issued or brought, a claim against the company or for damages, a claim
+// the company is defending, a court or tribunal named with a claim, trial
+// or hearing, arbitration commenced, a contingent liability for a claim.
+var litigationRE = regexp.MustCompile(`(?i)` + strings.Join([]string{
+	`\b(?:High Court|litigation|lawsuits?|legal proceedings)\b`,
+	`\b(?:issued|commenced|brought|filed|served|instituted|started)\s+(?:legal\s+)?(?:proceedings|an?\s+(?:claim|suit|lawsuit))\b`,
+	`\bproceedings\s+(?:(?:were|have been|had been|was|has been)\s+)?(?:issued|commenced|brought|filed|served)\b`,
+	`\b(?:claims?|proceedings)\s+against\s+(?:the|our)\s+(?:company|group|business)\b`,
+	`\bclaim(?:s|ed|ing)?\s+(?:for\s+)?damages\b`,
+	`\bdefend(?:s|ing|ed)?\s+(?:the|a|this|that)\s+(?:claim|action|proceedings)\b`,
+	`\b(?:court|tribunal)\b[^.]*\b(?:claim|proceedings|trial|hearing|damages|judgment)`,
+	`\b(?:claim|proceedings|trial|hearing|damages|judgment)[^.]*\b(?:court|tribunal)\b`,
+	`\b(?:commenced|started|brought|filed|initiated)\s+(?:an?\s+)?arbitration\b`,
+	`\bcontingent liabilit(?:y|ies)\b[^.]*\bclaim`,
+}, "|"))
+
+// noLitigationRE is the boilerplate that says there is no dispute: "no
+// litigation", "not party to any legal proceedings", "not aware of any
+// claims".
+var noLitigationRE = regexp.MustCompile(`(?i)\bno\s+(?:\w+\s+){0,3}(?:litigation|legal proceedings|proceedings|claims|lawsuits|disputes)\b|\bnot\s+(?:a\s+)?party\s+to\s+any\b|\bnot\s+aware\s+of\s+any\b[^.]*\b(?:litigation|proceedings|claims?|disputes?)\b|\bnor\s+(?:is|are)\s+(?:any\s+)?(?:litigation|proceedings|claims)\b`)
 
 // text is the risk officer's reading of the documents' words: one risk of
 // each type, citing every sentence that raises it.
@@ -793,7 +928,7 @@ func (a *analysis) text() {
 			d := &a.deal.Docs[i]
 			for _, s := range sentences(d.Markdown) {
 				sent := d.Markdown[s[0]:s[1]]
-				if !r.re.MatchString(sent) {
+				if !r.re.MatchString(sent) || r.unless != nil && r.unless.MatchString(sent) {
 					continue
 				}
 				c := spanClaim(d, s[0], s[1], claim.Value{Metric: strings.ToLower(r.typ), Unit: claim.Count})
