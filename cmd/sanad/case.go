@@ -597,3 +597,44 @@ func (a *app) caseShowCommand() *cobra.Command {
 	c.Flags().StringVar(&tenant, "tenant", "default", "tenant (the firm)")
 	return c
 }
+
+func (a *app) evalCasesCommand() *cobra.Command {
+	return a.jsonFlag(&cobra.Command{
+		Use:   "cases DIR",
+		Short: "Intake and causes-of-action mapping of a set of legal matters, against their expected.json",
+		Long: `Runs every matter under DIR (a folder holding intake.json, an interview.* transcript, documents/
+and expected.json, or a folder of such folders, as examples/cases) through intake, the interview,
+the documents and the mapping, offline, each in a home of its own that is removed afterwards, and
+scores it: the expected areas of law spotted as primary, the triage, the expected causes of action
+mapped as supported or partial (recall), and the not_causes mapped so (false).`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			work, err := os.MkdirTemp("", "sanad-eval-cases-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(work)
+			rep, err := casework.Evaluate(cmd.Context(), args[0], work)
+			if err != nil {
+				if sanad.ErrorCode(err) == sanad.CodeInvalidInput {
+					return usageError{err}
+				}
+				return failure{err}
+			}
+			return a.report(rep, func() {
+				for _, m := range rep.Matters {
+					fmt.Fprintf(a.stdout, "%-24s areas %d/%d  triage %s (want %s)  causes %d/%d  false %d\n",
+						m.Matter, m.AreasFound, m.Areas, m.Triage, m.WantTriage, m.CausesFound, m.Causes, len(m.FalseCauses))
+					if len(m.Missed) > 0 {
+						fmt.Fprintf(a.stdout, "  missed: %s\n", strings.Join(m.Missed, ", "))
+					}
+					if len(m.FalseCauses) > 0 {
+						fmt.Fprintf(a.stdout, "  false:  %s\n", strings.Join(m.FalseCauses, ", "))
+					}
+				}
+				fmt.Fprintf(a.stdout, "overall: %d matters; area recall %.3f, triage %d/%d, cause recall %.3f, false causes %d of %d not expected\n",
+					rep.MattersCount, rep.AreaRecall, rep.TriageOK, rep.MattersCount, rep.CauseRecall, rep.FalseCauses, rep.NotCauses)
+			})
+		},
+	})
+}

@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) evalCommand() *cobra.Command {
-	return group("eval", "Measure quality on a test collection", a.evalRetrievalCommand(), a.evalAnswersCommand(), a.evalGuardCommand(), a.evalDiligenceCommand(), a.evalIssuesCommand())
+	return group("eval", "Measure quality on a test collection", a.evalRetrievalCommand(), a.evalAnswersCommand(), a.evalGuardCommand(), a.evalDiligenceCommand(), a.evalIssuesCommand(), a.evalCasesCommand())
 }
 
 func (a *app) evalRetrievalCommand() *cobra.Command {
