@@ -1,6 +1,6 @@
-// Command generate writes the PDF, DOCX and XLSX documents of the
-// second held-out deal set (examples/deals-heldout-2). The output depends only on
-// the program, so running it again gives the same bytes.
+// Command generate writes the PDF, DOCX and XLSX documents of the second
+// held-out deal set (examples/deals-heldout-2). The output depends only
+// on the program, so running it again gives the same bytes.
 //
 //	go run ./examples/deals-heldout-2/internal/generate -dir examples/deals-heldout-2
 package main

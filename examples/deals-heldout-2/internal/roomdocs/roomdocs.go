@@ -1,5 +1,5 @@
-// Package roomdocs writes the PDF, DOCX and XLSX documents of the
-// second held-out deal set (examples/deals-heldout-2). The Markdown, HTML and CSV
+// Package roomdocs writes the PDF, DOCX and XLSX documents of the second
+// held-out deal set (examples/deals-heldout-2). The Markdown, HTML and CSV
 // documents, and each deal's deal.yaml and expected.json, are written by
 // hand. The output depends only on this package and the shared writers of
 // examples/internal/docgen, so writing it again gives the same bytes.
