@@ -23,11 +23,11 @@ func marrambaDeck() []byte {
 		slide{title: "Financial highlights", table: [][]string{
 			{"Years ended 31 December"},
 			{"A$", "FY2023", "FY2024"},
-			{"Revenue", "A$15.1m", "A$26.1m *"},
+			{"Revenue", "A$15.1m", "A$26.1m"},
 			{"Revenue growth", "", "72%"},
 			{"Gross margin", "26.0%", "27.0%"},
 			{"EBITDA margin", "6.1%", "8.5%"},
-		}, widths: []float64{227, 120, 120}, note: "* Annualised on Q2 2024 revenue of A$6.52m, reflecting the installation capacity the business has reached."},
+		}, widths: []float64{227, 120, 120}, note: "Note: FY2024 revenue is annualised on Q2 2024 revenue of A$6.52m, reflecting the installation capacity the business has reached."},
 		slide{title: "Growth drivers", points: []string{
 			"Pipeline of A$38m of quoted commercial projects at 30 April 2025, of which A$11m is at final negotiation.",
 			"Network tariffs for large users in Queensland rose 14% on 1 July 2024, shortening payback on a typical 250 kW system to under five years.",
