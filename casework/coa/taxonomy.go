@@ -178,56 +178,11 @@ func (e *Element) compile() error {
 		}
 		e.compiled = append(e.compiled, s)
 	}
-	if len(e.Signals) < describedBelow {
-		e.compiled = append(e.compiled, describedSignals(e)...)
-	}
 	return nil
 }
 
 // articles are left out of a signal's words.
 var articles = map[string]bool{"a": true, "an": true, "the": true}
-
-// describedBelow is the number of signals under which an element's name
-// and description lend it weak signals too: a list of a few phrases misses
-// most of the ways a client or a document says the same thing.
-const describedBelow = 12
-
-// describedWeight is the weight of a content word of an element's name or
-// description: three of them together fall just short of DefaultMinScore,
-// so they add to a real signal but rarely support an element alone.
-const describedWeight = 0.5
-
-// describedSignals returns the content words of e's name and description
-// that are not already one-word signals of e, each a signal of weight
-// describedWeight, in order of appearance.
-func describedSignals(e *Element) []signal {
-	have := map[string]bool{}
-	for _, s := range e.compiled {
-		if len(s.stems) == 1 {
-			have[s.stems[0]] = true
-		}
-	}
-	var out []signal
-	for _, tk := range tokenize(e.Name + ". " + e.Description) {
-		if len(tk.stem) < 3 || tk.negated || tk.stem == negStem || describedStopwords[tk.stem] || have[tk.stem] {
-			continue
-		}
-		have[tk.stem] = true
-		out = append(out, signal{phrase: tk.stem, stems: []string{tk.stem}, weight: describedWeight})
-	}
-	return out
-}
-
-// describedStopwords are the stems of words an element's description uses
-// for any claim; they say nothing about this one.
-var describedStopwords = stemSet(`the and are any all for from has have had into its not nor one
-	other such than that their them then there these they this those was were what when which
-	while who whom will with would could should did does done been being also about after before
-	each some more most only own same very within without upon under over out
-	plaintiff plaintiffs defendant defendants fact facts true person persons party
-	someone something thing things way make made like given give gave know known
-	reasonable reasonably substantial factor element evidence show shows
-	him her his hers himself herself itself themselves kind time`)
 
 // Default returns the taxonomy embedded in the package.
 func Default() *Taxonomy { return defaultTaxonomy() }
