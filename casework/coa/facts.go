@@ -45,6 +45,11 @@ type Fact struct {
 	Dates   []string `json:"dates,omitempty"`   // ISO 8601: 2024-03-01, or 2024-03 for a month
 	Amounts []string `json:"amounts,omitempty"` // "1800.00 USD"
 	Parties []string `json:"parties,omitempty"` // names as written, roles in lower case
+
+	// block numbers, from 1, the paragraph, list item, transcript turn or
+	// table row of its source the fact was cut from; 0 when not known (a
+	// fact decoded from JSON).
+	block int
 }
 
 // FactID returns the stable id of the fact at span of source: the same
@@ -69,7 +74,7 @@ func ExtractFacts(sources []Source) []Fact {
 		if len(text) > MaxSourceBytes {
 			text = text[:MaxSourceBytes]
 		}
-		for _, b := range blocks(text) {
+		for bi, b := range blocks(text) {
 			for _, sp := range sentences(text, b) {
 				sentence := text[sp.Start:sp.End]
 				f := Fact{
@@ -81,6 +86,7 @@ func ExtractFacts(sources []Source) []Fact {
 					Dates:   findDates(sentence),
 					Amounts: findAmounts(sentence),
 					Parties: findParties(sentence),
+					block:   bi + 1,
 				}
 				if states(f) {
 					out = append(out, f)

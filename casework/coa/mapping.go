@@ -111,13 +111,14 @@ var documentStems = stemSet(`lease contract agreement letter notice email emails
 func MapFacts(t *Taxonomy, facts []Fact, opts Options) Map {
 	min := opts.minScore()
 	var links []EvidenceLink
+	around := surroundings(facts)
 	for _, f := range facts {
 		toks := tokenize(f.Text)
 		for ci := range t.Causes {
 			c := &t.Causes[ci]
 			for ei := range c.Elements {
 				e := &c.Elements[ei]
-				l, ok := e.score(toks, f)
+				l, ok := e.score(toks, f, around[f.ID])
 				if !ok || l.Score < min {
 					continue
 				}
@@ -130,8 +131,9 @@ func MapFacts(t *Taxonomy, facts []Fact, opts Options) Map {
 }
 
 // score returns the link of a fact with tokens toks to e, without ids, and
-// whether any signal fired.
-func (e *Element) score(toks []token, f Fact) (EvidenceLink, bool) {
+// whether any signal fired. around is what the rest of the fact's block
+// gives (see [surroundings]).
+func (e *Element) score(toks []token, f Fact, around given) (EvidenceLink, bool) {
 	var raw float64
 	var fired []string
 	for i := range e.compiled {
@@ -144,8 +146,14 @@ func (e *Element) score(toks []token, f Fact) (EvidenceLink, bool) {
 	if len(fired) == 0 {
 		return EvidenceLink{}, false
 	}
-	met := needsMet(e.Needs, f, toks)
-	raw += needBonus * float64(len(met))
+	met := needsMet(e.Needs, f, toks, around)
+	for _, n := range met {
+		if needsMet([]string{n}, f, toks, given{}) != nil {
+			raw += needBonus
+		} else {
+			raw += needBonus * aroundFactor
+		}
+	}
 	score := 1 - math.Exp(-raw/scoreScale)
 	if len(met) < len(e.Needs) {
 		score *= unmetNeedFactor
@@ -153,18 +161,62 @@ func (e *Element) score(toks []token, f Fact) (EvidenceLink, bool) {
 	return EvidenceLink{Score: round(score), Signals: fired, NeedsMet: met}, true
 }
 
-// needsMet returns the needs of the list that fact f (tokens toks) gives.
-func needsMet(needs []string, f Fact, toks []token) []string {
+// aroundFactor scales the bonus of a need that the fact's block gives but
+// the fact itself does not.
+const aroundFactor = 0.5
+
+// given is what the other sentences of a fact's block state: a client who
+// names the date in one sentence and what happened in the next has given
+// both in one answer.
+type given struct{ date, amount, party bool }
+
+// surroundings returns, by fact id, what the other facts of the same block
+// of the same source give. Facts without a block (decoded from JSON) get
+// nothing from their neighbours.
+func surroundings(facts []Fact) map[string]given {
+	type key struct {
+		source string
+		block  int
+	}
+	byBlock := map[key][]int{}
+	for i, f := range facts {
+		if f.block > 0 {
+			k := key{f.Source, f.block}
+			byBlock[k] = append(byBlock[k], i)
+		}
+	}
+	out := make(map[string]given, len(facts))
+	for _, idx := range byBlock {
+		for _, i := range idx {
+			var g given
+			for _, j := range idx {
+				if j == i {
+					continue
+				}
+				g.date = g.date || len(facts[j].Dates) > 0
+				g.amount = g.amount || len(facts[j].Amounts) > 0
+				g.party = g.party || len(facts[j].Parties) > 0
+			}
+			out[facts[i].ID] = g
+		}
+	}
+	return out
+}
+
+// needsMet returns the needs of the list that fact f (tokens toks) gives,
+// itself or, for a date, an amount or a party, through the rest of its
+// block (around).
+func needsMet(needs []string, f Fact, toks []token, around given) []string {
 	var out []string
 	for _, n := range needs {
 		ok := false
 		switch n {
 		case NeedDate:
-			ok = len(f.Dates) > 0
+			ok = len(f.Dates) > 0 || around.date
 		case NeedAmount:
-			ok = len(f.Amounts) > 0
+			ok = len(f.Amounts) > 0 || around.amount
 		case NeedParty:
-			ok = len(f.Parties) > 0
+			ok = len(f.Parties) > 0 || around.party
 		case NeedDocument:
 			ok = f.Kind == KindDocument || slices.ContainsFunc(toks, func(t token) bool { return documentStems[t.stem] })
 		}
@@ -181,6 +233,7 @@ func round(x float64) float64 { return math.Round(x*1000) / 1000 }
 // the minimum score: it sets every element's support, every cause's status
 // and score, drops the links of weak causes, and ranks the causes.
 func assemble(t *Taxonomy, facts []Fact, links []EvidenceLink, opts Options, method string) Map {
+	around := surroundings(facts)
 	factIndex := make(map[string]int, len(facts))
 	byID := make(map[string]*Fact, len(facts))
 	for i := range facts {
@@ -209,7 +262,7 @@ func assemble(t *Taxonomy, facts []Fact, links []EvidenceLink, opts Options, met
 			for _, l := range ls {
 				em.FactIDs = append(em.FactIDs, l.FactID)
 				em.Score = max(em.Score, l.Score)
-				for _, n := range needsMet(e.Needs, *byID[l.FactID], tokenize(byID[l.FactID].Text)) {
+				for _, n := range needsMet(e.Needs, *byID[l.FactID], tokenize(byID[l.FactID].Text), around[l.FactID]) {
 					given[n] = true
 				}
 			}

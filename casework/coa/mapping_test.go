@@ -288,3 +288,39 @@ func TestSummary(t *testing.T) {
 		t.Errorf("summary puts defamation forward:\n%s", s)
 	}
 }
+
+// A need may be met by another sentence of the same paragraph or turn,
+// not by another paragraph.
+func TestNeedsMetByTheTurn(t *testing.T) {
+	const complaint = "I worked for Harbor Freight Logistics and complained to the labor department on March 3, 2025."
+	tests := []struct {
+		name, text string
+		want       bool
+	}{
+		{"same turn", "Client: " + complaint + " Two days later my manager fired me.", true},
+		{"other paragraph", complaint + "\n\nTwo days later my manager fired me.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mapText(tt.text)
+			var got bool
+			for _, l := range m.Evidence {
+				if l.CauseID == "wrongful_termination_public_policy" && l.ElementID == "causal_connection" {
+					got = slices.Contains(l.NeedsMet, coa.NeedDate)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("causal_connection with its date: got %v, want %v (evidence %+v)", got, tt.want, m.Evidence)
+			}
+		})
+	}
+}
+
+// An article in a signal is optional: "ran a red light" is also "ran the
+// light".
+func TestSignalArticles(t *testing.T) {
+	m := mapText("The van ran the red light and struck me, and I was injured and needed surgery.")
+	if !linked(m, "negligence", "breach") {
+		t.Errorf("negligence/breach: got no link, want one (evidence %+v)", m.Evidence)
+	}
+}

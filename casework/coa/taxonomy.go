@@ -158,15 +158,31 @@ func (e *Element) compile() error {
 		}
 		s := signal{phrase: p, weight: w}
 		for _, tk := range toks {
+			// An article is optional: "ran a red light" matches "ran the
+			// red light" and "ran the light" does not need one.
+			if articles[tk.stem] && len(toks) > 1 {
+				continue
+			}
 			s.stems = append(s.stems, tk.stem)
 			if tk.stem == negStem {
 				s.negates = true
 			}
 		}
+		// Two phrases that stem alike ("texts", "texting") are one signal,
+		// of the higher weight: a fact should not count the same words twice.
+		if i := slices.IndexFunc(e.compiled, func(c signal) bool { return slices.Equal(c.stems, s.stems) }); i >= 0 {
+			if s.weight > e.compiled[i].weight {
+				e.compiled[i] = s
+			}
+			continue
+		}
 		e.compiled = append(e.compiled, s)
 	}
 	return nil
 }
+
+// articles are left out of a signal's words.
+var articles = map[string]bool{"a": true, "an": true, "the": true}
 
 // Default returns the taxonomy embedded in the package.
 func Default() *Taxonomy { return defaultTaxonomy() }
