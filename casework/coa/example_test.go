@@ -22,7 +22,7 @@ CLIENT: The landlord never returned my deposit and never sent me an itemized sta
 		fmt.Println(" ", e.ElementID, e.Supported, len(e.FactIDs))
 	}
 	// Output:
-	// 1.0.0 3 facts
+	// 1.1.0 3 facts
 	// security_deposit_withholding supported
 	//   deposit_paid true 1
 	//   tenancy_ended true 1

@@ -17,8 +17,8 @@ const housing = "housing"
 
 func TestC10_DefaultTaxonomy(t *testing.T) {
 	tax := coa.Default()
-	if tax.Version != "1.0.0" {
-		t.Errorf("Version: got %q, want 1.0.0", tax.Version)
+	if tax.Version != "1.1.0" {
+		t.Errorf("Version: got %q, want 1.1.0", tax.Version)
 	}
 	if len(tax.Causes) < 12 {
 		t.Errorf("causes: got %d, want at least 12", len(tax.Causes))

@@ -214,8 +214,8 @@ func TestC14_InterviewPersistsTranscriptsThroughDBWrite(t *testing.T) {
 func TestC14_MappingWritesFactsEvidenceAndCOAMaps(t *testing.T) {
 	e := newEnv(t)
 	e.openMatter("tenant-retaliation", "c-1")
-	res, err := e.r.Run(t.Context(), casework.Map, casework.MapInput{COAVersion: "1.0.0"},
-		runner.Options{Scope: scopeOf("c-1"), Caller: "test", TaxonomyVersions: map[string]string{"coa": "1.0.0"}})
+	res, err := e.r.Run(t.Context(), casework.Map, casework.MapInput{COAVersion: "1.1.0"},
+		runner.Options{Scope: scopeOf("c-1"), Caller: "test", TaxonomyVersions: map[string]string{"coa": "1.1.0"}})
 	if err != nil || res.Status != sanad.StatusCompleted {
 		t.Fatalf("map: %s %+v, %v", res.Status, res.Errors, err)
 	}
@@ -225,7 +225,7 @@ func TestC14_MappingWritesFactsEvidenceAndCOAMaps(t *testing.T) {
 		if r.Kind != sanad.KindAgent {
 			continue
 		}
-		if r.ContractVersion != "v1" || r.PolicyVersions["lanes"].SHA256 == "" || r.TaxonomyVersions["coa"] != "1.0.0" || r.Scope.Case != "c-1" {
+		if r.ContractVersion != "v1" || r.PolicyVersions["lanes"].SHA256 == "" || r.TaxonomyVersions["coa"] != "1.1.0" || r.Scope.Case != "c-1" {
 			t.Errorf("agent run %s pins contract %q, policies %v, taxonomies %v, case %q", r.Agent, r.ContractVersion, r.PolicyVersions, r.TaxonomyVersions, r.Scope.Case)
 		}
 	}
@@ -243,7 +243,7 @@ func TestC14_MappingWritesFactsEvidenceAndCOAMaps(t *testing.T) {
 	if err := json.Unmarshal(res.Outputs["map"], &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.COAVersion != "1.0.0" || out.Facts == 0 || !strings.Contains(out.Summary, "not legal advice") {
+	if out.COAVersion != "1.1.0" || out.Facts == 0 || !strings.Contains(out.Summary, "not legal advice") {
 		t.Errorf("mapping: version %s, %d facts, summary %.80q", out.COAVersion, out.Facts, out.Summary)
 	}
 	// A version the runtime does not have is refused before anything is written.
@@ -251,7 +251,7 @@ func TestC14_MappingWritesFactsEvidenceAndCOAMaps(t *testing.T) {
 	if err != nil || bad.Status != sanad.StatusFailed {
 		t.Errorf("map with coa_version 9.9.9: %s, %v; want failed", bad.Status, err)
 	}
-	deniedWrite(t, e, "c-1", casework.LaneMapping, "coa_map", map[string]string{"coa_version": "1.0.0"}, others(casework.RoleMapping))
+	deniedWrite(t, e, "c-1", casework.LaneMapping, "coa_map", map[string]string{"coa_version": "1.1.0"}, others(casework.RoleMapping))
 	deniedWrite(t, e, "c-1", casework.LaneMapping, "coa_map", nil, []string{casework.RoleMapping})
 }
 

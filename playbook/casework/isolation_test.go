@@ -62,7 +62,7 @@ func TestC02_NoAgentReachesAnotherCase(t *testing.T) {
 		input      map[string]any
 	}{
 		{casework.ToolWrite, casework.RoleInterview, map[string]any{"lane": casework.LaneIntake, "table": "transcripts", "op": "append", "record": record, "fields": map[string]string{"client_session_id": session}}},
-		{casework.ToolWrite, casework.RoleMapping, map[string]any{"lane": casework.LaneMapping, "table": "facts", "op": "append", "record": record, "fields": map[string]string{"coa_version": "1.0.0"}}},
+		{casework.ToolWrite, casework.RoleMapping, map[string]any{"lane": casework.LaneMapping, "table": "facts", "op": "append", "record": record, "fields": map[string]string{"coa_version": "1.1.0"}}},
 		{casework.ToolWrite, casework.RoleExport, map[string]any{"lane": casework.LaneExport, "table": "export_bundles", "op": "append", "record": record, "fields": map[string]string{"export_request_id": xid}}},
 		{casework.ToolSources, casework.RoleMapping, map[string]any{}},
 		{casework.ToolConfirmTriage, casework.RoleIntake, map[string]any{"client_session_id": session, "triage": map[string]any{}}},
@@ -151,7 +151,7 @@ func TestC02_NoAgentReachesAnotherCase(t *testing.T) {
 	} {
 		parent := e.agentRun(c.role, "case-a")
 		_, err := w.Write(t.Context(), parent, principalOf(c.role, "case-a"), dbwrite.Request{Lane: c.lane, Table: c.table, Op: dbwrite.Append, Record: record,
-			Fields: map[string]string{"case_id": "case-b", "client_session_id": session, "coa_version": "1.0.0", "export_request_id": xid, "promotion_ticket_id": "t-1"}})
+			Fields: map[string]string{"case_id": "case-b", "client_session_id": session, "coa_version": "1.1.0", "export_request_id": xid, "promotion_ticket_id": "t-1"}})
 		if sanad.ErrorCode(err) != sanad.CodePolicyDenied {
 			t.Errorf("%s through %s naming case B: got %v, want POLICY_DENIED", c.table, c.lane, err)
 		}
