@@ -343,3 +343,41 @@ func TestExtractReadsNetTurnoverAsRevenueItself(t *testing.T) {
 		t.Errorf("got %+v, want revenue with no qualifier", cs)
 	}
 }
+
+func TestExtractReadsCurrencyCodesAndTheirThousandsPrefix(t *testing.T) {
+	tests := []struct {
+		text     string
+		value    float64
+		currency string
+	}{
+		{"In FY2024 revenue was A$14.6m.", 14.6e6, "AUD"},
+		{"In FY2024 revenue was SEK 52.3m.", 52.3e6, "SEK"},
+		{"In FY2024 revenue was TEUR 9,120.", 9_120_000, "EUR"},
+		{"In FY2024 revenue was kSEK 9,120.", 9_120_000, "SEK"},
+		{"In FY2024 revenue was MSEK 52.3.", 52.3e6, "SEK"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			cs := find(Extract(textDoc(para(tt.text)), "d", "v1"), "revenue", "FY2024")
+			if len(cs) != 1 || cs[0].Value.Value != tt.value || cs[0].Value.Currency != tt.currency {
+				t.Fatalf("got %+v, want revenue %g %s", cs, tt.value, tt.currency)
+			}
+		})
+	}
+}
+
+func TestExtractScalesATableByTheCurrencyCodeOfItsHeaders(t *testing.T) {
+	for _, head := range []string{"TEUR", "SEK m", "net_sales_sek_000"} {
+		t.Run(head, func(t *testing.T) {
+			tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+				{{Text: head}, {Text: "FY2024"}},
+				{{Text: "Revenue"}, {Text: "48"}},
+			}}
+			cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+			want, _ := tableScale(head)
+			if len(cs) != 1 || want < 1e3 || cs[0].Value.Value != 48*want {
+				t.Fatalf("got %+v, want revenue 48 × %g", cs, want)
+			}
+		})
+	}
+}
