@@ -381,3 +381,22 @@ func TestExtractScalesATableByTheCurrencyCodeOfItsHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestExtractMarksTheDeductedColumnOfABridgeAsLess(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "£000"}, {Text: "FY2024"}, {Text: "less H1 2024"}, {Text: "add H1 2025"}, {Text: "LTM Jun 2025"}},
+		{{Text: "Revenue"}, {Text: "9,000"}, {Text: "(4,300)"}, {Text: "4,800"}, {Text: "9,500"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+	h1 := find(cs, "revenue", "H1-2024")
+	if len(h1) != 1 || !slices.Contains(h1[0].Value.Qualifiers, "less") {
+		t.Fatalf("got %+v, want one H1-2024 revenue marked less", h1)
+	}
+	for _, p := range []string{"FY2024", "H1-2025", "LTM-2025-06"} {
+		for _, c := range find(cs, "revenue", p) {
+			if slices.Contains(c.Value.Qualifiers, "less") {
+				t.Errorf("got %s marked less, want only the deducted column", p)
+			}
+		}
+	}
+}

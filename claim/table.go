@@ -216,6 +216,9 @@ func (x *extractor) table(i int) {
 					v.Qualifiers = appendUnique(v.Qualifiers, q)
 				}
 			}
+			if subtracted(ch) {
+				v.Qualifiers = appendUnique(v.Qualifiers, "less")
+			}
 			text := rowHead
 			if ch != "" {
 				text += " (" + ch + ")"
@@ -246,6 +249,14 @@ func tablePeriod(colHead, rowHead, tPeriod string) string {
 		return p
 	}
 	return tPeriod
+}
+
+// subtracted says whether a column header names a deduction ("less H1
+// 2024", "minus Q1"), as in a bridge from a year to the last twelve months:
+// its cells are subtracted, not statements of the period's figure.
+func subtracted(colHead string) bool {
+	toks := tokens(headerWords(colHead))
+	return len(toks) > 0 && (toks[0].w == "less" || toks[0].w == "minus" || toks[0].w == "deduct")
 }
 
 // cellAmount is the figure of a cell: its first number that is not a
