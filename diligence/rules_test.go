@@ -183,3 +183,23 @@ func TestLitigationIsReadFromTheLanguageOfCourtsAndNotFromBoilerplate(t *testing
 		})
 	}
 }
+
+func TestBareDollarIsTheLocalDollarOfTheRoom(t *testing.T) {
+	accounts := "# Financial report\n\nRevenue for FY2024 was $8,412,300.\n"
+	for _, tc := range []struct {
+		name, deck string
+		want       int
+	}{
+		{"the same figure in A$", "# Deck\n\nRevenue for FY2024 was A$8.4m.\n", 0},
+		{"a different figure in A$", "# Deck\n\nRevenue for FY2024 was A$9.6m.\n", 1},
+		{"US dollars named as such", "# Deck\n\nRevenue for FY2024 was A$8.4m, or US$5.5m.\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, f := room(t, map[string]string{"accounts.md": "audited_statements", "deck.md": "deck"},
+				map[string]string{"accounts.md": accounts, "deck.md": tc.deck})
+			if got := len(contradictionsOf(f, "revenue")); got != tc.want {
+				t.Errorf("got %d contradictions %+v, want %d", got, f.Contradictions, tc.want)
+			}
+		})
+	}
+}
