@@ -400,3 +400,27 @@ func TestExtractMarksTheDeductedColumnOfABridgeAsLess(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractReadsQuartersAndHalvesWrittenInWords(t *testing.T) {
+	tests := []struct {
+		text, period string
+	}{
+		{"In the third quarter of 2024 revenue was £3.1m.", "Q3-2024"},
+		{"In the September quarter 2024 revenue was £3.1m.", "Q3-2024"},
+		{"In the first half of 2025 revenue was £6.4m.", "H1-2025"},
+		{"Report for FY2025. In the second quarter revenue was £3.3m.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			var got []string
+			for _, c := range Extract(textDoc(para(tt.text)), "d", "v1") {
+				if c.Value.Metric == "revenue" {
+					got = append(got, c.Value.Period)
+				}
+			}
+			if len(got) != 1 || got[0] != tt.period {
+				t.Fatalf("got periods %q, want [%q]", got, tt.period)
+			}
+		})
+	}
+}

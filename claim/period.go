@@ -79,6 +79,15 @@ var periodRE = []struct {
 	// "YTD May 2025", "year to date to 31 May 2025", "May 2025 YTD", "YTD".
 	{regexp.MustCompile(`(?i)(?:\b` + monthNames + `,?\s+(?:19|20)\d{2}\s+(?:YTD|year[- ]to[- ]date)\b|\b(?:YTD|year[- ]to[- ]date)\b(?:\s+(?:to\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+)?` + monthNames + `(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{2})?\b)?)`),
 		func(m []string) string { return unresolvedPeriod }},
+	// "the first quarter of 2025", "the December quarter", "first half of
+	// 2025": a part of a year, never the year; without its year the figure
+	// is left without a period rather than given the year of its context.
+	{regexp.MustCompile(`(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b`),
+		func(m []string) string { return partPeriod("Q", ordinal[strings.ToLower(m[1])], m[2]) }},
+	{regexp.MustCompile(`(?i)\b(march|june|september|december)\s+quarter(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b`),
+		func(m []string) string { return partPeriod("Q", strconv.Itoa(monthOf(m[1])/3), m[2]) }},
+	{regexp.MustCompile(`(?i)\b(first|second|1st|2nd)\s+half(?:[- ]year)?(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b`),
+		func(m []string) string { return partPeriod("H", ordinal[strings.ToLower(m[1])], m[2]) }},
 	{regexp.MustCompile(`(?i)\bFY?\s?-?'?((?:19|20)\d{2}|\d{2})\b`),
 		func(m []string) string { return "FY" + fullYear(m[1]) }},
 	{regexp.MustCompile(`(?i)\b(Q[1-4]|H[12])\s?-?\s?(?:FY\s?)?'?((?:19|20)\d{2})\b`),
@@ -100,7 +109,16 @@ var periodRE = []struct {
 }
 
 // strongPatterns is how many of the first periodRE name a period as such.
-const strongPatterns = 9
+const strongPatterns = 12
+
+// partPeriod is a quarter or half ("Q", "2", "2024" is "Q2-2024"), or an
+// unresolved period when the year is not written.
+func partPeriod(kind, n, year string) string {
+	if year == "" {
+		return unresolvedPeriod
+	}
+	return kind + n + "-" + year
+}
 
 // dayPeriod is the period a date names: the financial year when it is the
 // last day of December, the month otherwise.
@@ -205,7 +223,7 @@ var yearRE = regexp.MustCompile(`(?:19|20)\d{2}`)
 var (
 	bareQuarterRE = regexp.MustCompile(`(?i)^\s*(?:q([1-4])|([1-4])(?:st|nd|rd|th)\s+quarter|(first|second|third|fourth)\s+quarter)\s*$`)
 	bareHalfRE    = regexp.MustCompile(`(?i)^\s*(?:h([12])|(first|second)\s+half)\s*$`)
-	ordinal       = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4"}
+	ordinal       = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2", "3rd": "3", "4th": "4"}
 	monthNumber   = map[string]string{"jan": "01", "january": "01", "feb": "02", "february": "02", "mar": "03", "march": "03", "apr": "04", "april": "04",
 		"may": "05", "jun": "06", "june": "06", "jul": "07", "july": "07", "aug": "08", "august": "08", "sep": "09", "sept": "09", "september": "09",
 		"oct": "10", "october": "10", "nov": "11", "november": "11", "dec": "12", "december": "12"}
