@@ -282,9 +282,10 @@ func (x *extractor) add(c Claim) {
 			}
 		}
 	}
-	// A cost is an amount spent: "(3,977,000)" in a statement and 3977000
-	// in a ledger state the same cost.
-	if c.Value.Metric == "cost_of_sales" && c.Value.Value < 0 {
+	// A cost is an amount spent and debt an amount owed: "(3,977,000)" in
+	// a statement, where the brackets show the side of the ledger, and
+	// 3977000 in a deck state the same amount. Net debt keeps its sign.
+	if (c.Value.Metric == "cost_of_sales" || c.Value.Metric == "debt") && c.Value.Value < 0 {
 		c.Value.Value = -c.Value.Value
 	}
 	c.ID = ID(x.version, c.Span, c.Value)

@@ -424,3 +424,19 @@ func TestExtractReadsQuartersAndHalvesWrittenInWords(t *testing.T) {
 		})
 	}
 }
+
+func TestExtractReadsBracketedBorrowingsAsTheAmountOwed(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "€000"}, {Text: "FY2024"}},
+		{{Text: "Bank borrowings"}, {Text: "(12,300)"}},
+		{{Text: "Net debt"}, {Text: "(1,500)"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+	debt, net := find(cs, "debt", "FY2024"), find(cs, "net_debt", "FY2024")
+	if len(debt) != 1 || debt[0].Value.Value != 12_300_000 {
+		t.Errorf("got debt %+v, want 12,300,000", debt)
+	}
+	if len(net) != 1 || net[0].Value.Value != -1_500_000 {
+		t.Errorf("got net debt %+v, want -1,500,000 (net cash)", net)
+	}
+}
