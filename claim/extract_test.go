@@ -39,6 +39,8 @@ func TestExtractReadsFiguresWithScaleWordsAndSymbols(t *testing.T) {
 		{"In FY2024 gross margin was 73.4%.", "gross_margin", 73.4, Percent, ""},
 		{"In FY2024 EBITDA was £(1,234).", "ebitda", -1234, Currency, "GBP"},
 		{"In FY2024 EBITDA was (£1.2m).", "ebitda", -1.2e6, Currency, "GBP"},
+		{"In FY2024 EBITDA was $(2.45)m.", "ebitda", -2.45e6, Currency, "USD"},
+		{"In FY2024 EBITDA was €(310)k.", "ebitda", -310e3, Currency, "EUR"},
 		{"At 31 December 2024 the company employed 412 people.", "headcount", 412, Count, ""},
 		{"We ended FY2024 with 1,140 customers.", "customers", 1140, Count, ""},
 		{"In FY2024 annual recurring revenue was £12.0m.", "arr", 12e6, Currency, "GBP"},

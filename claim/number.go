@@ -137,6 +137,14 @@ func amounts(text string) []amount {
 		// right before and right after.
 		if end < len(text) && text[end] == ')' && (m[4] >= 0 || start > 0 && text[start-1] == '(') {
 			v = -v
+			// "$(2.55)m": the scale follows the bracket.
+			if sm := scaleAfterBracketRE.FindStringSubmatch(text[end+1:]); sm != nil && !a.scaled && a.unit != Percent {
+				scale, a.scaled = scaleOf(sm[1]), true
+				a.end = end + 1 + len(sm[0])
+				if a.unit == "" {
+					a.unit = Currency
+				}
+			}
 		}
 		a.value = scaled(v, scale)
 		a.precision = scaled(0.5*math.Pow(10, -float64(decimals)), scale)
@@ -145,6 +153,8 @@ func amounts(text string) []amount {
 	}
 	return out
 }
+
+var scaleAfterBracketRE = regexp.MustCompile(`(?i)^(million|billion|thousand|mn|bn|m|k)\b`)
 
 var inScaleRE = regexp.MustCompile(`(?i)^\s*\(\s*in\s+(thousands|millions|billions)\s*\)`)
 
