@@ -199,6 +199,18 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 				if q, ok := budgetWords[toks[k].w]; ok {
 					v.Qualifiers = appendUnique(v.Qualifiers, q)
 				}
+				if q, ok := averageWords[toks[k].w]; ok {
+					v.Qualifiers = appendUnique(v.Qualifiers, q)
+				}
+			}
+			// A label before a colon governs the figures after it:
+			// "Budget 2023 approved in January: revenue of €52m".
+			if c := strings.LastIndexByte(s[:a.start], ':'); c > 0 {
+				for _, t := range tokens(s[:c]) {
+					if q, ok := budgetWords[t.w]; ok {
+						v.Qualifiers = appendUnique(v.Qualifiers, q)
+					}
+				}
 			}
 		}
 		v.Value, v.Currency, v.Precision = a.value, a.currency, a.precision

@@ -442,3 +442,25 @@ func TestExtractReadsBracketedBorrowingsAsTheAmountOwed(t *testing.T) {
 		t.Errorf("got net debt %+v, want -1,500,000 (net cash)", net)
 	}
 }
+
+func TestExtractMarksAveragesAndFiguresUnderABudgetLabel(t *testing.T) {
+	tests := []struct {
+		text, metric, qualifier string
+	}{
+		{"In FY2024 the group employed an average of 212 people.", "headcount", "average"},
+		{"Plan for 2026 agreed by the board in March 2025: revenue of £31.0m.", "revenue", "budget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			var got []Claim
+			for _, c := range Extract(textDoc(para(tt.text)), "d", "v1") {
+				if c.Value.Metric == tt.metric {
+					got = append(got, c)
+				}
+			}
+			if len(got) != 1 || !slices.Contains(got[0].Value.Qualifiers, tt.qualifier) {
+				t.Fatalf("got %+v, want one %s marked %s", got, tt.metric, tt.qualifier)
+			}
+		})
+	}
+}
