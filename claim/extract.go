@@ -120,7 +120,13 @@ func documentPeriod(doc *document.Document) string {
 	return ""
 }
 
-var comparativeRE = regexp.MustCompile(`(?i)\(\s*(?:FY\s?)?((?:19|20)\d{2})\s*:\s*(?:US\$|\$|£|€|GBP|USD|EUR)?\s*$`)
+// comparativeRE finds the label of a comparative figure right before it:
+// "(2023: " or "(prior year: ", a currency symbol allowed.
+var comparativeRE = regexp.MustCompile(`(?i)\(\s*(?:(?:FY\s?)?((?:19|20)\d{2})|(?:prior|previous) year|last year)\s*:\s*(?:` + currencySymbols + `)?\s*$`)
+
+// relativeLabelRE finds a relative comparative label with its figure,
+// "(prior year: TEUR 14,960)": it dates that figure, not its clause.
+var relativeLabelRE = regexp.MustCompile(`(?i)\(\s*(?:prior|previous|last) year\s*:[^)]*\)`)
 
 var relativeRE = regexp.MustCompile(`(?i)\b(?:a year earlier|the year before|prior year|previous year|last year)\b`)
 
@@ -177,7 +183,11 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 			}
 			v = *last
 			v.Qualifiers = append([]string(nil), last.Qualifiers...)
-			v.Period = "FY" + m[1]
+			if m[1] != "" {
+				v.Period = "FY" + m[1]
+			} else {
+				v.Period = previousYear(last.Period)
+			}
 		} else {
 			met, quals, ok := x.metricFor(s, toks, ments, cls, cl, a)
 			if !ok {
@@ -576,7 +586,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 		return best
 	}
 	ctx := x.contextPeriod()
-	if relativeRE.MatchString(s[cl.start:cl.end]) {
+	if relativeRE.MatchString(relativeLabelRE.ReplaceAllString(s[cl.start:cl.end], "")) {
 		return previousYear(ctx)
 	}
 	return ctx

@@ -464,3 +464,13 @@ func TestExtractMarksAveragesAndFiguresUnderABudgetLabel(t *testing.T) {
 		})
 	}
 }
+
+func TestExtractDatesAPriorYearLabelAndNotItsClause(t *testing.T) {
+	cs := Extract(textDoc(para("Revenue for FY2024 rose to EUR 7.3m (prior year: EUR 6.1m).")), "d", "v1")
+	if got := find(cs, "revenue", "FY2024"); len(got) != 1 || got[0].Value.Value != 7.3e6 {
+		t.Errorf("FY2024: got %+v, want 7.3e6", got)
+	}
+	if got := find(cs, "revenue", "FY2023"); len(got) != 1 || got[0].Value.Value != 6.1e6 {
+		t.Errorf("FY2023: got %+v, want 6.1e6", got)
+	}
+}
