@@ -72,8 +72,10 @@ func (x *extractor) heading(b document.Block) {
 // the document's.
 func (x *extractor) contextPeriod() string {
 	for i := len(x.headings) - 1; i >= 0; i-- {
-		if p, named := periodOf(x.headings[i].text); named {
-			return p
+		for _, p := range periods(x.headings[i].text) {
+			if p.period != "" || p.unresolved {
+				return closedPeriod(p)
+			}
 		}
 	}
 	return x.period
@@ -113,7 +115,7 @@ func documentPeriod(doc *document.Document) string {
 	for _, t := range texts {
 		for _, p := range periods(t) {
 			if p.strong && p.period != "" {
-				return p.period
+				return closedPeriod(p)
 			}
 		}
 	}
@@ -567,7 +569,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 	best, bestDist := "", -1
 	inClause := false
 	for k, p := range pers {
-		if label[k] || p.period == "" && !p.unresolved {
+		if label[k] || p.period == "" && !p.unresolved && p.yearless == "" {
 			continue
 		}
 		in := p.start >= cl.start && p.end <= cl.end
@@ -580,6 +582,9 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 		}
 		if in && !inClause || bestDist < 0 || d < bestDist {
 			best, bestDist, inClause = p.period, d, in
+			if p.yearless != "" {
+				best = datedBy(p.yearless, x.contextPeriod())
+			}
 		}
 	}
 	if bestDist >= 0 {

@@ -474,3 +474,25 @@ func TestExtractDatesAPriorYearLabelAndNotItsClause(t *testing.T) {
 		t.Errorf("FY2023: got %+v, want 6.1e6", got)
 	}
 }
+
+func TestExtractDatesMidMonthMinutesByTheMonthClosedBeforeThem(t *testing.T) {
+	doc := textDoc(
+		document.Block{Kind: document.Header, Level: 1, Text: "Minutes of the board meeting of 14 March 2025"},
+		para("Cash at 28 February was £1,204,000."),
+		para("Net revenue retention reached 104% and cash at 31 December was £1,530,000."),
+		para("ARR reached £3.2m."),
+	)
+	cs := Extract(doc, "d", "v1")
+	if got := find(cs, "cash", "2025-02"); len(got) != 1 || got[0].Value.Value != 1_204_000 {
+		t.Errorf("got cash for 2025-02 %+v, want 1,204,000", got)
+	}
+	if got := find(cs, "cash", "FY2024"); len(got) != 1 || got[0].Value.Value != 1_530_000 {
+		t.Errorf("got cash for FY2024 %+v, want 1,530,000", got)
+	}
+	if got := find(cs, "arr", "2025-02"); len(got) != 1 {
+		t.Errorf("got ARR for 2025-02 %+v, want the undated figure in the month closed", got)
+	}
+	if got := find(cs, "cash", "2025-03"); len(got) != 0 {
+		t.Errorf("got cash for 2025-03 %+v, want none: the meeting is before the month's end", got)
+	}
+}
