@@ -126,6 +126,10 @@ func documentPeriod(doc *document.Document) string {
 // "(2023: " or "(prior year: ", a currency symbol allowed.
 var comparativeRE = regexp.MustCompile(`(?i)\(\s*(?:(?:FY\s?)?((?:19|20)\d{2})|(?:prior|previous) year|last year)\s*:\s*(?:` + currencySymbols + `)?\s*$`)
 
+// rangeBeforeRE finds "between" right before a figure, or "between X and"
+// before the second bound.
+var rangeBeforeRE = regexp.MustCompile(`(?i)\bbetween\s+(?:(?:\S+\s+){1,3}and\s+)?$`)
+
 // relativeLabelRE finds a relative comparative label with its figure,
 // "(prior year: TEUR 14,960)": it dates that figure, not its clause.
 var relativeLabelRE = regexp.MustCompile(`(?i)\(\s*(?:prior|previous|last) year\s*:[^)]*\)`)
@@ -214,6 +218,10 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 				if q, ok := averageWords[toks[k].w]; ok {
 					v.Qualifiers = appendUnique(v.Qualifiers, q)
 				}
+			}
+			// "between £4.2m and £4.7m": the bounds of a range, not the figure.
+			if rangeBeforeRE.MatchString(s[cl.start:a.start]) {
+				v.Qualifiers = appendUnique(v.Qualifiers, "range")
 			}
 			// A label before a colon governs the figures after it:
 			// "Budget 2023 approved in January: revenue of €52m".

@@ -496,3 +496,15 @@ func TestExtractDatesMidMonthMinutesByTheMonthClosedBeforeThem(t *testing.T) {
 		t.Errorf("got cash for 2025-03 %+v, want none: the meeting is before the month's end", got)
 	}
 }
+
+func TestExtractMarksTheBoundsOfARange(t *testing.T) {
+	cs := find(Extract(textDoc(para("In FY2024 quarterly revenue was between £2.1 million and £2.6 million.")), "d", "v1"), "revenue", "FY2024")
+	if len(cs) != 2 {
+		t.Fatalf("got %+v, want two bounds", cs)
+	}
+	for _, c := range cs {
+		if !slices.Contains(c.Value.Qualifiers, "range") {
+			t.Errorf("got %g with qualifiers %q, want it marked range", c.Value.Value, c.Value.Qualifiers)
+		}
+	}
+}
