@@ -508,3 +508,14 @@ func TestExtractMarksTheBoundsOfARange(t *testing.T) {
 		}
 	}
 }
+
+func TestExtractReadsTheStatutoryProfitLineAsNetIncome(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "£"}, {Text: "2024"}},
+		{{Text: "Profit for the financial year"}, {Text: "812,000"}},
+	}}
+	cs := find(Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1"), "net_income", "FY2024")
+	if len(cs) != 1 || cs[0].Value.Value != 812_000 {
+		t.Fatalf("got %+v, want net income 812,000", cs)
+	}
+}
