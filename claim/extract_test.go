@@ -519,3 +519,14 @@ func TestExtractReadsTheStatutoryProfitLineAsNetIncome(t *testing.T) {
 		t.Fatalf("got %+v, want net income 812,000", cs)
 	}
 }
+
+func TestExtractReadsALabelExplainedByAFormulaInBrackets(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "$"}, {Text: "Mar 2025"}},
+		{{Text: "ARR (MRR x 12)"}, {Text: "1,406,400"}},
+	}}
+	cs := find(Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1"), "arr", "2025-03")
+	if len(cs) != 1 || cs[0].Value.Value != 1_406_400 {
+		t.Fatalf("got %+v, want ARR 1,406,400", cs)
+	}
+}

@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/sanadhq/sanad/document"
@@ -350,8 +351,15 @@ func stripParens(s string) string {
 	return b.String()
 }
 
+// explanationRE finds bracketed words that explain a label, with a number
+// among them: "(MRR x 12)", "(at 30 June)".
+var explanationRE = regexp.MustCompile(`\([^()]*[A-Za-z][^()]*\)`)
+
 // alphaText reports whether s has a letter and no figure: a header.
 func alphaText(s string) bool {
+	// "ARR (MRR x 12)": a formula in brackets explains a label; a bare
+	// number in brackets ("Other customers (69)") is a figure.
+	s = explanationRE.ReplaceAllString(s, "")
 	if _, ok := cellAmount(s); ok {
 		return false
 	}
