@@ -72,8 +72,10 @@ func (x *extractor) heading(b document.Block) {
 // the document's.
 func (x *extractor) contextPeriod() string {
 	for i := len(x.headings) - 1; i >= 0; i-- {
-		if p, named := periodOf(x.headings[i].text); named {
-			return p
+		for _, p := range periods(x.headings[i].text) {
+			if p.period != "" || p.unresolved {
+				return closedPeriod(p)
+			}
 		}
 	}
 	return x.period
@@ -113,14 +115,24 @@ func documentPeriod(doc *document.Document) string {
 	for _, t := range texts {
 		for _, p := range periods(t) {
 			if p.strong && p.period != "" {
-				return p.period
+				return closedPeriod(p)
 			}
 		}
 	}
 	return ""
 }
 
-var comparativeRE = regexp.MustCompile(`(?i)\(\s*(?:FY\s?)?((?:19|20)\d{2})\s*:\s*(?:US\$|\$|£|€|GBP|USD|EUR)?\s*$`)
+// comparativeRE finds the label of a comparative figure right before it:
+// "(2023: " or "(prior year: ", a currency symbol allowed.
+var comparativeRE = regexp.MustCompile(`(?i)\(\s*(?:(?:FY\s?)?((?:19|20)\d{2})|(?:prior|previous) year|last year)\s*:\s*(?:` + currencySymbols + `)?\s*$`)
+
+// rangeBeforeRE finds "between" right before a figure, or "between X and"
+// before the second bound.
+var rangeBeforeRE = regexp.MustCompile(`(?i)\bbetween\s+(?:(?:\S+\s+){1,3}and\s+)?$`)
+
+// relativeLabelRE finds a relative comparative label with its figure,
+// "(prior year: TEUR 14,960)": it dates that figure, not its clause.
+var relativeLabelRE = regexp.MustCompile(`(?i)\(\s*(?:prior|previous|last) year\s*:[^)]*\)`)
 
 var relativeRE = regexp.MustCompile(`(?i)\b(?:a year earlier|the year before|prior year|previous year|last year)\b`)
 
@@ -177,7 +189,11 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 			}
 			v = *last
 			v.Qualifiers = append([]string(nil), last.Qualifiers...)
-			v.Period = "FY" + m[1]
+			if m[1] != "" {
+				v.Period = "FY" + m[1]
+			} else {
+				v.Period = previousYear(last.Period)
+			}
 		} else {
 			met, quals, ok := x.metricFor(s, toks, ments, cls, cl, a)
 			if !ok {
@@ -198,6 +214,22 @@ func (x *extractor) sentence(b document.Block, s string, base int, block string)
 				}
 				if q, ok := budgetWords[toks[k].w]; ok {
 					v.Qualifiers = appendUnique(v.Qualifiers, q)
+				}
+				if q, ok := averageWords[toks[k].w]; ok {
+					v.Qualifiers = appendUnique(v.Qualifiers, q)
+				}
+			}
+			// "between £4.2m and £4.7m": the bounds of a range, not the figure.
+			if rangeBeforeRE.MatchString(s[cl.start:a.start]) {
+				v.Qualifiers = appendUnique(v.Qualifiers, "range")
+			}
+			// A label before a colon governs the figures after it:
+			// "Budget 2023 approved in January: revenue of €52m".
+			if c := strings.LastIndexByte(s[:a.start], ':'); c > 0 {
+				for _, t := range tokens(s[:c]) {
+					if q, ok := budgetWords[t.w]; ok {
+						v.Qualifiers = appendUnique(v.Qualifiers, q)
+					}
 				}
 			}
 		}
@@ -282,9 +314,10 @@ func (x *extractor) add(c Claim) {
 			}
 		}
 	}
-	// A cost is an amount spent: "(3,977,000)" in a statement and 3977000
-	// in a ledger state the same cost.
-	if c.Value.Metric == "cost_of_sales" && c.Value.Value < 0 {
+	// A cost is an amount spent and debt an amount owed: "(3,977,000)" in
+	// a statement, where the brackets show the side of the ledger, and
+	// 3977000 in a deck state the same amount. Net debt keeps its sign.
+	if (c.Value.Metric == "cost_of_sales" || c.Value.Metric == "debt") && c.Value.Value < 0 {
 		c.Value.Value = -c.Value.Value
 	}
 	c.ID = ID(x.version, c.Span, c.Value)
@@ -544,7 +577,7 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 	best, bestDist := "", -1
 	inClause := false
 	for k, p := range pers {
-		if label[k] || p.period == "" && !p.unresolved {
+		if label[k] || p.period == "" && !p.unresolved && p.yearless == "" {
 			continue
 		}
 		in := p.start >= cl.start && p.end <= cl.end
@@ -557,13 +590,16 @@ func (x *extractor) periodFor(s string, pers []periodExpr, label []bool, cl boun
 		}
 		if in && !inClause || bestDist < 0 || d < bestDist {
 			best, bestDist, inClause = p.period, d, in
+			if p.yearless != "" {
+				best = datedBy(p.yearless, x.contextPeriod())
+			}
 		}
 	}
 	if bestDist >= 0 {
 		return best
 	}
 	ctx := x.contextPeriod()
-	if relativeRE.MatchString(s[cl.start:cl.end]) {
+	if relativeRE.MatchString(relativeLabelRE.ReplaceAllString(s[cl.start:cl.end], "")) {
 		return previousYear(ctx)
 	}
 	return ctx

@@ -39,6 +39,8 @@ func TestExtractReadsFiguresWithScaleWordsAndSymbols(t *testing.T) {
 		{"In FY2024 gross margin was 73.4%.", "gross_margin", 73.4, Percent, ""},
 		{"In FY2024 EBITDA was £(1,234).", "ebitda", -1234, Currency, "GBP"},
 		{"In FY2024 EBITDA was (£1.2m).", "ebitda", -1.2e6, Currency, "GBP"},
+		{"In FY2024 EBITDA was $(2.45)m.", "ebitda", -2.45e6, Currency, "USD"},
+		{"In FY2024 EBITDA was €(310)k.", "ebitda", -310e3, Currency, "EUR"},
 		{"At 31 December 2024 the company employed 412 people.", "headcount", 412, Count, ""},
 		{"We ended FY2024 with 1,140 customers.", "customers", 1140, Count, ""},
 		{"In FY2024 annual recurring revenue was £12.0m.", "arr", 12e6, Currency, "GBP"},
@@ -341,5 +343,190 @@ func TestExtractReadsNetTurnoverAsRevenueItself(t *testing.T) {
 	cs := Extract(textDoc(para("Net turnover for 2024 was £6,100,000.")), "d", "v1")
 	if r := find(cs, "revenue", "FY2024"); len(r) != 1 || len(r[0].Value.Qualifiers) != 0 {
 		t.Errorf("got %+v, want revenue with no qualifier", cs)
+	}
+}
+
+func TestExtractReadsCurrencyCodesAndTheirThousandsPrefix(t *testing.T) {
+	tests := []struct {
+		text     string
+		value    float64
+		currency string
+	}{
+		{"In FY2024 revenue was A$14.6m.", 14.6e6, "AUD"},
+		{"In FY2024 revenue was SEK 52.3m.", 52.3e6, "SEK"},
+		{"In FY2024 revenue was TEUR 9,120.", 9_120_000, "EUR"},
+		{"In FY2024 revenue was kSEK 9,120.", 9_120_000, "SEK"},
+		{"In FY2024 revenue was MSEK 52.3.", 52.3e6, "SEK"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			cs := find(Extract(textDoc(para(tt.text)), "d", "v1"), "revenue", "FY2024")
+			if len(cs) != 1 || cs[0].Value.Value != tt.value || cs[0].Value.Currency != tt.currency {
+				t.Fatalf("got %+v, want revenue %g %s", cs, tt.value, tt.currency)
+			}
+		})
+	}
+}
+
+func TestExtractScalesATableByTheCurrencyCodeOfItsHeaders(t *testing.T) {
+	for _, head := range []string{"TEUR", "SEK m", "net_sales_sek_000"} {
+		t.Run(head, func(t *testing.T) {
+			tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+				{{Text: head}, {Text: "FY2024"}},
+				{{Text: "Revenue"}, {Text: "48"}},
+			}}
+			cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+			want, _ := tableScale(head)
+			if len(cs) != 1 || want < 1e3 || cs[0].Value.Value != 48*want {
+				t.Fatalf("got %+v, want revenue 48 × %g", cs, want)
+			}
+		})
+	}
+}
+
+func TestExtractMarksTheDeductedColumnOfABridgeAsLess(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "£000"}, {Text: "FY2024"}, {Text: "less H1 2024"}, {Text: "add H1 2025"}, {Text: "LTM Jun 2025"}},
+		{{Text: "Revenue"}, {Text: "9,000"}, {Text: "(4,300)"}, {Text: "4,800"}, {Text: "9,500"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+	h1 := find(cs, "revenue", "H1-2024")
+	if len(h1) != 1 || !slices.Contains(h1[0].Value.Qualifiers, "less") {
+		t.Fatalf("got %+v, want one H1-2024 revenue marked less", h1)
+	}
+	for _, p := range []string{"FY2024", "H1-2025", "LTM-2025-06"} {
+		for _, c := range find(cs, "revenue", p) {
+			if slices.Contains(c.Value.Qualifiers, "less") {
+				t.Errorf("got %s marked less, want only the deducted column", p)
+			}
+		}
+	}
+}
+
+func TestExtractReadsQuartersAndHalvesWrittenInWords(t *testing.T) {
+	tests := []struct {
+		text, period string
+	}{
+		{"In the third quarter of 2024 revenue was £3.1m.", "Q3-2024"},
+		{"In the September quarter 2024 revenue was £3.1m.", "Q3-2024"},
+		{"In the first half of 2025 revenue was £6.4m.", "H1-2025"},
+		{"Report for FY2025. In the second quarter revenue was £3.3m.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			var got []string
+			for _, c := range Extract(textDoc(para(tt.text)), "d", "v1") {
+				if c.Value.Metric == "revenue" {
+					got = append(got, c.Value.Period)
+				}
+			}
+			if len(got) != 1 || got[0] != tt.period {
+				t.Fatalf("got periods %q, want [%q]", got, tt.period)
+			}
+		})
+	}
+}
+
+func TestExtractReadsBracketedBorrowingsAsTheAmountOwed(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "€000"}, {Text: "FY2024"}},
+		{{Text: "Bank borrowings"}, {Text: "(12,300)"}},
+		{{Text: "Net debt"}, {Text: "(1,500)"}},
+	}}
+	cs := Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1")
+	debt, net := find(cs, "debt", "FY2024"), find(cs, "net_debt", "FY2024")
+	if len(debt) != 1 || debt[0].Value.Value != 12_300_000 {
+		t.Errorf("got debt %+v, want 12,300,000", debt)
+	}
+	if len(net) != 1 || net[0].Value.Value != -1_500_000 {
+		t.Errorf("got net debt %+v, want -1,500,000 (net cash)", net)
+	}
+}
+
+func TestExtractMarksAveragesAndFiguresUnderABudgetLabel(t *testing.T) {
+	tests := []struct {
+		text, metric, qualifier string
+	}{
+		{"In FY2024 the group employed an average of 212 people.", "headcount", "average"},
+		{"Plan for 2026 agreed by the board in March 2025: revenue of £31.0m.", "revenue", "budget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			var got []Claim
+			for _, c := range Extract(textDoc(para(tt.text)), "d", "v1") {
+				if c.Value.Metric == tt.metric {
+					got = append(got, c)
+				}
+			}
+			if len(got) != 1 || !slices.Contains(got[0].Value.Qualifiers, tt.qualifier) {
+				t.Fatalf("got %+v, want one %s marked %s", got, tt.metric, tt.qualifier)
+			}
+		})
+	}
+}
+
+func TestExtractDatesAPriorYearLabelAndNotItsClause(t *testing.T) {
+	cs := Extract(textDoc(para("Revenue for FY2024 rose to EUR 7.3m (prior year: EUR 6.1m).")), "d", "v1")
+	if got := find(cs, "revenue", "FY2024"); len(got) != 1 || got[0].Value.Value != 7.3e6 {
+		t.Errorf("FY2024: got %+v, want 7.3e6", got)
+	}
+	if got := find(cs, "revenue", "FY2023"); len(got) != 1 || got[0].Value.Value != 6.1e6 {
+		t.Errorf("FY2023: got %+v, want 6.1e6", got)
+	}
+}
+
+func TestExtractDatesMidMonthMinutesByTheMonthClosedBeforeThem(t *testing.T) {
+	doc := textDoc(
+		document.Block{Kind: document.Header, Level: 1, Text: "Minutes of the board meeting of 14 March 2025"},
+		para("Cash at 28 February was £1,204,000."),
+		para("Net revenue retention reached 104% and cash at 31 December was £1,530,000."),
+		para("ARR reached £3.2m."),
+	)
+	cs := Extract(doc, "d", "v1")
+	if got := find(cs, "cash", "2025-02"); len(got) != 1 || got[0].Value.Value != 1_204_000 {
+		t.Errorf("got cash for 2025-02 %+v, want 1,204,000", got)
+	}
+	if got := find(cs, "cash", "FY2024"); len(got) != 1 || got[0].Value.Value != 1_530_000 {
+		t.Errorf("got cash for FY2024 %+v, want 1,530,000", got)
+	}
+	if got := find(cs, "arr", "2025-02"); len(got) != 1 {
+		t.Errorf("got ARR for 2025-02 %+v, want the undated figure in the month closed", got)
+	}
+	if got := find(cs, "cash", "2025-03"); len(got) != 0 {
+		t.Errorf("got cash for 2025-03 %+v, want none: the meeting is before the month's end", got)
+	}
+}
+
+func TestExtractMarksTheBoundsOfARange(t *testing.T) {
+	cs := find(Extract(textDoc(para("In FY2024 quarterly revenue was between £2.1 million and £2.6 million.")), "d", "v1"), "revenue", "FY2024")
+	if len(cs) != 2 {
+		t.Fatalf("got %+v, want two bounds", cs)
+	}
+	for _, c := range cs {
+		if !slices.Contains(c.Value.Qualifiers, "range") {
+			t.Errorf("got %g with qualifiers %q, want it marked range", c.Value.Value, c.Value.Qualifiers)
+		}
+	}
+}
+
+func TestExtractReadsTheStatutoryProfitLineAsNetIncome(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "£"}, {Text: "2024"}},
+		{{Text: "Profit for the financial year"}, {Text: "812,000"}},
+	}}
+	cs := find(Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1"), "net_income", "FY2024")
+	if len(cs) != 1 || cs[0].Value.Value != 812_000 {
+		t.Fatalf("got %+v, want net income 812,000", cs)
+	}
+}
+
+func TestExtractReadsALabelExplainedByAFormulaInBrackets(t *testing.T) {
+	tbl := &document.TableData{HeaderRows: 1, Rows: [][]document.Cell{
+		{{Text: "$"}, {Text: "Mar 2025"}},
+		{{Text: "ARR (MRR x 12)"}, {Text: "1,406,400"}},
+	}}
+	cs := find(Extract(textDoc(document.Block{Kind: document.Table, Table: tbl}), "d", "v1"), "arr", "2025-03")
+	if len(cs) != 1 || cs[0].Value.Value != 1_406_400 {
+		t.Fatalf("got %+v, want ARR 1,406,400", cs)
 	}
 }

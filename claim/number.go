@@ -18,9 +18,35 @@ type amount struct {
 	bare       bool    // no symbol, no scale, no unit: a count or a year
 }
 
-var numberRE = regexp.MustCompile(`(?i)(US\$|\$|£|€|GBP|USD|EUR)?\s{0,3}(\()?([-−]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(million|billion|thousand|mn|bn|m|k|%|per\s?cent|percent|months?)\b|\s?(%))?`)
+var numberRE = regexp.MustCompile(`(?i)(` + currencySymbols + `)?\s{0,3}(\()?([-−]?)(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?:\s?(million|billion|thousand|mn|bn|m|k|%|per\s?cent|percent|months?)\b|\s?(%))?`)
 
-var currencyCodes = map[string]string{"$": "USD", "us$": "USD", "usd": "USD", "£": "GBP", "gbp": "GBP", "€": "EUR", "eur": "EUR"}
+// currencySymbols are the ways a currency is written before an amount: a
+// symbol, an ISO code, or a code with the thousands prefix of German and
+// Nordic accounts ("TEUR", "kSEK") or a millions prefix ("MSEK").
+const currencySymbols = `US\$|A\$|AU\$|\$|£|€|[TkM]?(?:GBP|USD|EUR|AUD|SEK|NOK|DKK|CHF)\b`
+
+var currencyCodes = map[string]string{"$": "USD", "us$": "USD", "usd": "USD", "£": "GBP", "gbp": "GBP", "€": "EUR", "eur": "EUR",
+	"a$": "AUD", "au$": "AUD", "aud": "AUD", "sek": "SEK", "nok": "NOK", "dkk": "DKK", "chf": "CHF"}
+
+// currencyOf reads a currency as written before an amount, and the scale
+// a prefix gives it: "TEUR" is EUR in thousands, "MSEK" SEK in millions.
+func currencyOf(sym string) (currency string, scale float64) {
+	l := strings.ToLower(sym)
+	if c, ok := currencyCodes[l]; ok {
+		return c, 1
+	}
+	if len(l) == 4 {
+		if c, ok := currencyCodes[l[1:]]; ok {
+			switch sym[0] {
+			case 'T', 't', 'k', 'K':
+				return c, 1e3
+			case 'M', 'm':
+				return c, 1e6
+			}
+		}
+	}
+	return "", 1
+}
 
 // scaleOf maps a scale word or letter to its multiplier.
 func scaleOf(w string) float64 {
@@ -82,7 +108,11 @@ func amounts(text string) []amount {
 			a.scaled = true
 		}
 		if m[2] >= 0 {
-			a.currency = currencyCodes[strings.ToLower(text[m[2]:m[3]])]
+			var prefix float64
+			a.currency, prefix = currencyOf(text[m[2]:m[3]])
+			if prefix != 1 && !a.scaled {
+				scale, a.scaled = prefix, true
+			}
 			if a.unit == "" {
 				a.unit = Currency
 			}
@@ -107,6 +137,14 @@ func amounts(text string) []amount {
 		// right before and right after.
 		if end < len(text) && text[end] == ')' && (m[4] >= 0 || start > 0 && text[start-1] == '(') {
 			v = -v
+			// "$(2.55)m": the scale follows the bracket.
+			if sm := scaleAfterBracketRE.FindStringSubmatch(text[end+1:]); sm != nil && !a.scaled && a.unit != Percent {
+				scale, a.scaled = scaleOf(sm[1]), true
+				a.end = end + 1 + len(sm[0])
+				if a.unit == "" {
+					a.unit = Currency
+				}
+			}
 		}
 		a.value = scaled(v, scale)
 		a.precision = scaled(0.5*math.Pow(10, -float64(decimals)), scale)
@@ -115,6 +153,8 @@ func amounts(text string) []amount {
 	}
 	return out
 }
+
+var scaleAfterBracketRE = regexp.MustCompile(`(?i)^(million|billion|thousand|mn|bn|m|k)\b`)
 
 var inScaleRE = regexp.MustCompile(`(?i)^\s*\(\s*in\s+(thousands|millions|billions)\s*\)`)
 
@@ -126,9 +166,9 @@ func isWordByte(b byte) bool {
 
 // tableScaleRE finds a statement of the scale of a table's amounts: "£m",
 // "(£000)", "$ in millions", "in thousands", "€k".
-var tableScaleRE = regexp.MustCompile(`(?i)(?:(US\$|\$|£|€|GBP|USD|EUR)\s?(?:in\s+)?((?:'|’)?000|m|mn|bn|k|thousands?|millions?|billions?)\b|\b(?:in|of)\s+(thousands|millions|billions)(?:\s+of\s+(dollars|pounds|euros))?\b|\b(thousands|millions|billions)\s+of\s+(dollars|pounds|euros|sterling)\b)`)
+var tableScaleRE = regexp.MustCompile(`(?i)(?:\b([TkM](?:GBP|USD|EUR|AUD|SEK|NOK|DKK|CHF))\b|(` + currencySymbols + `)\s?(?:in\s+)?((?:'|’)?000|m|mn|bn|k|thousands?|millions?|billions?)\b|\b(?:in|of)\s+(thousands|millions|billions)(?:\s+of\s+(dollars|pounds|euros))?\b|\b(thousands|millions|billions)\s+of\s+(dollars|pounds|euros|sterling)\b)`)
 
-var currencyRE = regexp.MustCompile(`(?i)(US\$|\$|£|€|\bGBP\b|\bUSD\b|\bEUR\b|\bdollars\b|\bpounds\b|\beuros\b|\bsterling\b)`)
+var currencyRE = regexp.MustCompile(`(?i)(US\$|A\$|AU\$|\$|£|€|\b(?:GBP|USD|EUR|AUD|SEK|NOK|DKK|CHF)\b|\bdollars\b|\bpounds\b|\beuros\b|\bsterling\b)`)
 
 var currencyWords = map[string]string{"dollars": "USD", "pounds": "GBP", "euros": "EUR", "sterling": "GBP"}
 
@@ -139,18 +179,21 @@ func tableScale(s string) (scale float64, currency string) {
 	s = headerWords(s)
 	if m := tableScaleRE.FindStringSubmatch(s); m != nil {
 		switch {
-		case m[2] != "":
-			scale, currency = scaleOf(strings.TrimLeft(m[2], "'’")), currencyCodes[strings.ToLower(m[1])]
+		case m[1] != "":
+			currency, scale = currencyOf(m[1])
 		case m[3] != "":
-			scale, currency = scaleOf(m[3]), currencyWords[strings.ToLower(m[4])]
+			currency, _ = currencyOf(m[2])
+			scale = scaleOf(strings.TrimLeft(m[3], "'’"))
+		case m[4] != "":
+			scale, currency = scaleOf(m[4]), currencyWords[strings.ToLower(m[5])]
 		default:
-			scale, currency = scaleOf(m[5]), currencyWords[strings.ToLower(m[6])]
+			scale, currency = scaleOf(m[6]), currencyWords[strings.ToLower(m[7])]
 		}
 	}
 	if currency == "" {
 		if m := currencyRE.FindString(s); m != "" {
 			l := strings.ToLower(m)
-			currency = currencyCodes[l]
+			currency, _ = currencyOf(m)
 			if currency == "" {
 				currency = currencyWords[l]
 			}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // periodExpr is a period a text names, with its bytes.
@@ -18,6 +19,12 @@ type periodExpr struct {
 	// months to 31 May 2025", "year to date"): a figure it governs has no
 	// period, so that it is compared with no single month or year.
 	unresolved bool
+	// midMonth marks a date before the last day of its month ("12 June
+	// 2025"): a document so dated reports the month closed before it.
+	midMonth bool
+	// yearless is a day and month written without a year ("31 May"), as
+	// "MM-DD", for the reader to date by its context.
+	yearless string
 }
 
 // unresolvedPeriod is what a pattern's norm returns for a stretch of
@@ -79,6 +86,15 @@ var periodRE = []struct {
 	// "YTD May 2025", "year to date to 31 May 2025", "May 2025 YTD", "YTD".
 	{regexp.MustCompile(`(?i)(?:\b` + monthNames + `,?\s+(?:19|20)\d{2}\s+(?:YTD|year[- ]to[- ]date)\b|\b(?:YTD|year[- ]to[- ]date)\b(?:\s+(?:to\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\s+)?` + monthNames + `(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+(?:19|20)\d{2})?\b)?)`),
 		func(m []string) string { return unresolvedPeriod }},
+	// "the first quarter of 2025", "the December quarter", "first half of
+	// 2025": a part of a year, never the year; without its year the figure
+	// is left without a period rather than given the year of its context.
+	{regexp.MustCompile(`(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b`),
+		func(m []string) string { return partPeriod("Q", ordinal[strings.ToLower(m[1])], m[2]) }},
+	{regexp.MustCompile(`(?i)\b(march|june|september|december)\s+quarter(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b`),
+		func(m []string) string { return partPeriod("Q", strconv.Itoa(monthOf(m[1])/3), m[2]) }},
+	{regexp.MustCompile(`(?i)\b(first|second|1st|2nd)\s+half(?:[- ]year)?(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b`),
+		func(m []string) string { return partPeriod("H", ordinal[strings.ToLower(m[1])], m[2]) }},
 	{regexp.MustCompile(`(?i)\bFY?\s?-?'?((?:19|20)\d{2}|\d{2})\b`),
 		func(m []string) string { return "FY" + fullYear(m[1]) }},
 	{regexp.MustCompile(`(?i)\b(Q[1-4]|H[12])\s?-?\s?(?:FY\s?)?'?((?:19|20)\d{2})\b`),
@@ -92,23 +108,88 @@ var periodRE = []struct {
 	{regexp.MustCompile(`(?i)\b` + monthNames + `,?\s+((?:19|20)\d{2})\b`),
 		func(m []string) string { return fmt.Sprintf("%s-%02d", m[2], monthOf(m[1])) }},
 	{regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+` + monthNames + `\b`),
-		func(m []string) string { return "" }},
+		func(m []string) string { return yearlessDate(monthOf(m[2]), m[1]) }},
 	{regexp.MustCompile(`(?i)\b` + monthNames + `\s+(\d{1,2})(?:st|nd|rd|th)?\b`),
-		func(m []string) string { return "" }},
+		func(m []string) string { return yearlessDate(monthOf(m[1]), m[2]) }},
 	{regexp.MustCompile(`\b((?:19|20)\d{2})\b`),
 		func(m []string) string { return "FY" + m[1] }},
 }
 
 // strongPatterns is how many of the first periodRE name a period as such.
-const strongPatterns = 9
+const strongPatterns = 12
+
+// partPeriod is a quarter or half ("Q", "2", "2024" is "Q2-2024"), or an
+// unresolved period when the year is not written.
+func partPeriod(kind, n, year string) string {
+	if year == "" {
+		return unresolvedPeriod
+	}
+	return kind + n + "-" + year
+}
 
 // dayPeriod is the period a date names: the financial year when it is the
-// last day of December, the month otherwise.
+// last day of December, the month otherwise (marked when the day is not
+// the month's last, see [periodExpr.midMonth]).
 func dayPeriod(year string, month int, day string) string {
 	if month == 12 && day == "31" {
 		return "FY" + year
 	}
-	return fmt.Sprintf("%s-%02d", year, month)
+	p := fmt.Sprintf("%s-%02d", year, month)
+	if y, err1 := strconv.Atoi(year); err1 == nil && month >= 1 && month <= 12 {
+		if d, err2 := strconv.Atoi(day); err2 == nil && d < time.Date(y, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+			return p + midMonthMark
+		}
+	}
+	return p
+}
+
+// Marks a norm adds to a period for [periods] to take off.
+const (
+	midMonthMark = "~"
+	yearlessMark = "--"
+)
+
+// yearlessDate marks a day and month written without a year.
+func yearlessDate(month int, day string) string {
+	if month < 1 {
+		return ""
+	}
+	d, err := strconv.Atoi(day)
+	if err != nil || d < 1 || d > 31 {
+		return ""
+	}
+	return fmt.Sprintf("%s%02d-%02d", yearlessMark, month, d)
+}
+
+// datedBy dates a yearless "MM-DD" by the period of its context: the
+// latest such day not after the context's month ("31 May" in June 2025
+// is May 2025, "30 November" in January 2025 is November 2024).
+func datedBy(yearless, context string) string {
+	m := yearRE.FindString(context)
+	if m == "" {
+		return ""
+	}
+	year, _ := strconv.Atoi(m)
+	month, _ := strconv.Atoi(yearless[:2])
+	if len(context) == 7 && context[4] == '-' {
+		if cm, err := strconv.Atoi(context[5:]); err == nil && month > cm {
+			year--
+		}
+	}
+	return strings.TrimSuffix(dayPeriod(strconv.Itoa(year), month, yearless[3:]), midMonthMark)
+}
+
+// closedPeriod is the period a date heading a document or section
+// reports: the month before when the date falls within its month.
+func closedPeriod(e periodExpr) string {
+	if !e.midMonth {
+		return e.period
+	}
+	t, err := time.Parse("2006-01", e.period)
+	if err != nil {
+		return e.period
+	}
+	return t.AddDate(0, -1, 0).Format("2006-01")
 }
 
 func fullYear(y string) string {
@@ -145,8 +226,13 @@ func periods(text string) []periodExpr {
 				}
 			}
 			e := periodExpr{start: idx[0], end: idx[1], period: p.norm(m), strong: i < strongPatterns}
-			if e.period == unresolvedPeriod {
+			switch {
+			case e.period == unresolvedPeriod:
 				e.period, e.unresolved = "", true
+			case strings.HasSuffix(e.period, midMonthMark):
+				e.period, e.midMonth = strings.TrimSuffix(e.period, midMonthMark), true
+			case strings.HasPrefix(e.period, yearlessMark):
+				e.period, e.yearless = "", strings.TrimPrefix(e.period, yearlessMark)
 			}
 			out = append(out, e)
 		}
@@ -205,7 +291,7 @@ var yearRE = regexp.MustCompile(`(?:19|20)\d{2}`)
 var (
 	bareQuarterRE = regexp.MustCompile(`(?i)^\s*(?:q([1-4])|([1-4])(?:st|nd|rd|th)\s+quarter|(first|second|third|fourth)\s+quarter)\s*$`)
 	bareHalfRE    = regexp.MustCompile(`(?i)^\s*(?:h([12])|(first|second)\s+half)\s*$`)
-	ordinal       = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4"}
+	ordinal       = map[string]string{"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2", "3rd": "3", "4th": "4"}
 	monthNumber   = map[string]string{"jan": "01", "january": "01", "feb": "02", "february": "02", "mar": "03", "march": "03", "apr": "04", "april": "04",
 		"may": "05", "jun": "06", "june": "06", "jul": "07", "july": "07", "aug": "08", "august": "08", "sep": "09", "sept": "09", "september": "09",
 		"oct": "10", "october": "10", "nov": "11", "november": "11", "dec": "12", "december": "12"}

@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/sanadhq/sanad/document"
@@ -216,6 +217,9 @@ func (x *extractor) table(i int) {
 					v.Qualifiers = appendUnique(v.Qualifiers, q)
 				}
 			}
+			if subtracted(ch) {
+				v.Qualifiers = appendUnique(v.Qualifiers, "less")
+			}
 			text := rowHead
 			if ch != "" {
 				text += " (" + ch + ")"
@@ -246,6 +250,14 @@ func tablePeriod(colHead, rowHead, tPeriod string) string {
 		return p
 	}
 	return tPeriod
+}
+
+// subtracted says whether a column header names a deduction ("less H1
+// 2024", "minus Q1"), as in a bridge from a year to the last twelve months:
+// its cells are subtracted, not statements of the period's figure.
+func subtracted(colHead string) bool {
+	toks := tokens(headerWords(colHead))
+	return len(toks) > 0 && (toks[0].w == "less" || toks[0].w == "minus" || toks[0].w == "deduct")
 }
 
 // cellAmount is the figure of a cell: its first number that is not a
@@ -339,8 +351,15 @@ func stripParens(s string) string {
 	return b.String()
 }
 
+// explanationRE finds bracketed words that explain a label, with a number
+// among them: "(MRR x 12)", "(at 30 June)".
+var explanationRE = regexp.MustCompile(`\([^()]*[A-Za-z][^()]*\)`)
+
 // alphaText reports whether s has a letter and no figure: a header.
 func alphaText(s string) bool {
+	// "ARR (MRR x 12)": a formula in brackets explains a label; a bare
+	// number in brackets ("Other customers (69)") is a figure.
+	s = explanationRE.ReplaceAllString(s, "")
 	if _, ok := cellAmount(s); ok {
 		return false
 	}

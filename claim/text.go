@@ -188,6 +188,10 @@ var leadVerbs = set("was were is are reached totalled totaled stood rose fell gr
 // outcome.
 var budgetWords = map[string]string{"budget": "budget", "budgeted": "budget", "forecast": "forecast", "forecasted": "forecast", "projected": "forecast", "projection": "forecast", "target": "target", "plan": "budget", "planned": "budget"}
 
+// averageWords make a figure an average over a period ("an average of 94
+// people"), not the figure at its end.
+var averageWords = map[string]string{"average": "average", "averaged": "average", "mean": "average"}
+
 func set(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {

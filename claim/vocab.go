@@ -31,7 +31,7 @@ var Metrics = []Metric{
 		Qualified: map[string]string{"adjusted ebitda margin": "adjusted"}},
 	{Name: "operating_profit", Class: Financial, Unit: Currency, Phrases: []string{"operating profit", "operating income", "income from operations"}},
 	{Name: "profit_before_tax", Class: Financial, Unit: Currency, Phrases: []string{"profit before tax", "income before income taxes", "pre-tax profit"}},
-	{Name: "net_income", Class: Financial, Unit: Currency, Phrases: []string{"net income", "net profit", "profit for the year", "profit after tax", "net earnings"}},
+	{Name: "net_income", Class: Financial, Unit: Currency, Phrases: []string{"net income", "net profit", "profit for the year", "profit for the financial year", "profit after tax", "net earnings"}},
 	{Name: "cash", Class: Financial, Unit: Currency, Phrases: []string{"cash", "cash and cash equivalents", "cash balance", "cash at bank"}},
 	{Name: "monthly_burn", Class: Financial, Unit: Currency, Phrases: []string{"monthly burn", "burn rate", "cash burn", "net burn", "monthly cash burn"}},
 	{Name: "runway_months", Class: Financial, Unit: Months, Phrases: []string{"runway", "cash runway"}},

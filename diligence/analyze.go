@@ -143,12 +143,13 @@ func Analyze(d Deal) Findings {
 
 // usable says whether a claim states the metric itself, not a part (a
 // segment, or a component of a total: "part", "part:term loan"), an
-// adjusted or planned version or a movement ("net", "more", "less").
+// adjusted, planned or averaged version, the bound of a range or a
+// movement ("net", "more", "less").
 func usable(c claim.Claim) bool {
 	for _, q := range c.Value.Qualifiers {
 		switch {
-		case strings.HasPrefix(q, "segment:"), q == "part", strings.HasPrefix(q, "part:"),
-			q == "adjusted", q == "budget", q == "forecast", q == "opening", q == "net", q == "more", q == "less":
+		case strings.HasPrefix(q, "segment:"), q == "part", strings.HasPrefix(q, "part:"), q == "average", q == "range",
+			q == "adjusted", q == "budget", q == "forecast", q == "target", q == "opening", q == "net", q == "more", q == "less":
 			return false
 		}
 	}

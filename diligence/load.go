@@ -296,11 +296,45 @@ func LoadAsOf(ctx context.Context, dir, asOf string) (Deal, error) {
 			d.Claims = append(d.Claims, c)
 		}
 		sources[md.File] = src
-		all = append(all, d.Claims...)
 		deal.Docs = append(deal.Docs, d)
+	}
+	if dollar := localDollar(deal.Docs); dollar != "" {
+		for i := range deal.Docs {
+			for j := range deal.Docs[i].Claims {
+				if v := &deal.Docs[i].Claims[j].Value; v.Currency == "USD" {
+					v.Currency = dollar
+				}
+			}
+		}
+	}
+	for _, d := range deal.Docs {
+		all = append(all, d.Claims...)
 	}
 	deal.Facts = claim.Chain(all, sources)
 	return deal, nil
+}
+
+var (
+	usDollarRE       = regexp.MustCompile(`US\$|\bUSD\b|(?i:\bUS dollars?\b|\bUnited States dollars?\b)`)
+	australianDollar = regexp.MustCompile(`\bA\$|\bAU\$|\bAUD\b|(?i:\bAustralian dollars?\b)`)
+)
+
+// localDollar is the dollar a bare "$" means in the deal: the Australian
+// dollar when some document writes A$ (or AUD) and none writes a US dollar
+// as such; empty otherwise, and "$" stays the US dollar. An Australian
+// company's accounts write "$" for its own currency and its deck "A$".
+func localDollar(docs []Document) string {
+	var local bool
+	for _, d := range docs {
+		if usDollarRE.MatchString(d.Markdown) {
+			return ""
+		}
+		local = local || australianDollar.MatchString(d.Markdown)
+	}
+	if local {
+		return "AUD"
+	}
+	return ""
 }
 
 var fileDate = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})`)

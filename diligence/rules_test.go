@@ -183,3 +183,47 @@ func TestLitigationIsReadFromTheLanguageOfCourtsAndNotFromBoilerplate(t *testing
 		})
 	}
 }
+
+func TestBareDollarIsTheLocalDollarOfTheRoom(t *testing.T) {
+	accounts := "# Financial report\n\nRevenue for FY2024 was $8,412,300.\n"
+	for _, tc := range []struct {
+		name, deck string
+		want       int
+	}{
+		{"the same figure in A$", "# Deck\n\nRevenue for FY2024 was A$8.4m.\n", 0},
+		{"a different figure in A$", "# Deck\n\nRevenue for FY2024 was A$9.6m.\n", 1},
+		{"US dollars named as such", "# Deck\n\nRevenue for FY2024 was A$8.4m, or US$5.5m.\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, f := room(t, map[string]string{"accounts.md": "audited_statements", "deck.md": "deck"},
+				map[string]string{"accounts.md": accounts, "deck.md": tc.deck})
+			if got := len(contradictionsOf(f, "revenue")); got != tc.want {
+				t.Errorf("got %d contradictions %+v, want %d", got, f.Contradictions, tc.want)
+			}
+		})
+	}
+}
+
+func TestAverageHeadcountIsNotComparedWithTheYearEndCount(t *testing.T) {
+	audited := "# Annual report for the year ended 31 December 2024\n\nThe company employed an average of 57 people in FY2024.\n"
+	accounts := "# Management accounts\n\n| | FY2024 |\n| - | - |\n| Headcount | 61 |\n"
+	_, f := room(t, map[string]string{"audited.md": "audited_statements", "accounts.md": "management_accounts"},
+		map[string]string{"audited.md": audited, "accounts.md": accounts})
+	if got := contradictionsOf(f, "headcount"); len(got) != 0 {
+		t.Errorf("got contradictions %+v, want none", got)
+	}
+}
+
+func TestABudgetIsNeitherAnActualNorItsPeriod(t *testing.T) {
+	memo := "# Memorandum\n\nRevenue for FY2022 was £20.1m.\n\nBudget 2023 approved by the board in February 2023: revenue of £24.0m.\n"
+	_, f := room(t, map[string]string{"memo.md": "deck"}, map[string]string{"memo.md": memo})
+	var stale []string
+	for _, d := range f.Defects {
+		if d.Type == TypeStalePeriod && d.Metric == "revenue" {
+			stale = append(stale, d.Period)
+		}
+	}
+	if len(stale) != 1 || stale[0] != "FY2022" {
+		t.Errorf("got stale revenue periods %q, want [FY2022], the latest actual", stale)
+	}
+}
