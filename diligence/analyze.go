@@ -127,6 +127,7 @@ func Analyze(d Deal) Findings {
 	}
 	a.contradictions()
 	a.growth()
+	a.sums()
 	a.sources()
 	a.stale()
 	a.runway()

@@ -151,8 +151,9 @@ func roleOf(it *Item) string {
 func (a *analysis) review(it *Item, cited map[string]bool) (cure string, evidence []string) {
 	switch it.Type {
 	case TypeInconsistentArithmetic:
-		// Claims[1:] are the two figures.
-		if len(it.Claims) < 3 {
+		// Claims[1:] are the two figures of a growth rate; a sum that
+		// does not add up (no calc) is not cured by another document.
+		if len(it.Claims) < 3 || len(it.Calcs) == 0 {
 			return "", nil
 		}
 		var found []string
