@@ -15,12 +15,12 @@ func wrenfield() map[string][]byte {
 
 func wrenfieldDeck() []byte {
 	return deck("Wrenfield Veterinary Systems Ltd", "Management presentation", "20250707",
-		slide{title: "Who we are", points: []string{
+		slide{Title: "Who we are", Points: []string{
 			"Practice management software for independent and group veterinary practices in the UK and Ireland: appointments, clinical records, stock, billing and client reminders, sold by subscription per practice.",
 			"Founded in 2011 in Shrewsbury by two vets; 1,231 practices on the platform at 30 June 2025, from single-vet surgeries to groups of 60 sites.",
 			"103 employees at 30 June 2025, of whom 41 in product and engineering and 22 in customer support.",
 		}},
-		slide{title: "Financial track record", table: [][]string{
+		slide{Title: "Financial track record", Table: [][]string{
 			{"Audited, years ended 31 December"},
 			{"", "FY2023", "FY2024"},
 			{"Revenue", "£10.90m", "£12.35m"},
@@ -30,17 +30,17 @@ func wrenfieldDeck() []byte {
 			{"EBITDA", "£1.71m", "£2.09m"},
 			{"EBITDA margin", "15.7%", "17.0%"},
 			{"Profit after tax", "£1.05m", "£1.32m"},
-		}, widths: []float64{207, 130, 130}, note: "Cash of £3.4m at 31 December 2024 and no borrowings."},
-		slide{title: "Current trading", table: [][]string{
+		}, Widths: []float64{207, 130, 130}, Note: "Cash of £3.4m at 31 December 2024 and no borrowings."},
+		slide{Title: "Current trading", Table: [][]string{
 			{"Unaudited management accounts"},
 			{"", "H1 2024", "H1 2025", "LTM Jun 2025"},
 			{"Revenue", "£5.96m", "£6.78m", "£13.16m"},
 			{"EBITDA", "£0.98m", "£1.14m", "£2.25m"},
-		}, widths: []float64{187, 93, 93, 94}, points: []string{
+		}, Widths: []float64{187, 93, 93, 94}, Points: []string{
 			"Cash of £3.8m at 30 June 2025.",
 			"Recurring subscription revenue is 92% of the total; the rest is onboarding, data migration and training.",
 		}},
-		slide{title: "Customers", points: []string{
+		slide{Title: "Customers", Points: []string{
 			"No customer group accounts for more than 5% of revenue; the ten largest groups together account for 26.8% (customer list in the data room).",
 		}},
 	)

@@ -15,26 +15,26 @@ func kadewerk() map[string][]byte {
 
 func kadewerkDeck() []byte {
 	return deck("Kadewerk Planning GmbH", "Investor presentation", "20250612",
-		slide{title: "Kadewerk at a glance", points: []string{
+		slide{Title: "Kadewerk at a glance", Points: []string{
 			"Cloud scheduling and site-coordination software for building contractors: takt plans, crew and plant allocation, subcontractor hand-overs and daily site reports, on the web and on a rugged tablet app.",
 			"Headquartered in Hamburg with offices in Munich and Vienna; 142 employees.",
 			"1,463 construction companies use Kadewerk, from 20-person carpentry firms to three of Germany's twenty largest contractors.",
 			"A €1.1bn addressable market for construction scheduling and field software in Germany, Austria and Switzerland, less than 15% of it served by cloud software today.",
 		}},
-		slide{title: "Key figures", points: []string{
+		slide{Title: "Key figures", Points: []string{
 			"ARR of €17.1m at 30 June 2025, up 24% year on year.",
 			"Gross margin of 71% in FY2024.",
 			"Cash of €7.5m at 30 June 2025 and no financial debt.",
 		}},
-		slide{title: "Financial development", table: [][]string{
+		slide{Title: "Financial development", Table: [][]string{
 			{"Years ended 31 December (€m)"},
 			{"€m", "FY2023", "FY2024"},
 			{"Revenue", "14.96", "18.41"},
 			{"Revenue growth", "27%", "23%"},
 			{"EBITDA", "1.20", "2.21"},
 			{"EBITDA margin", "8.0%", "12.0%"},
-		}, widths: []float64{227, 120, 120}, note: "FY2023 and FY2024 audited by Elbufer Treuhand GmbH (HGB)."},
-		slide{title: "Use of proceeds", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "FY2023 and FY2024 audited by Elbufer Treuhand GmbH (HGB)."},
+		slide{Title: "Use of proceeds", Points: []string{
 			"Raising €25m of growth equity to expand into Switzerland and the Netherlands and to build an estimating module.",
 		}},
 	)

@@ -15,27 +15,27 @@ func sprocketline() map[string][]byte {
 
 func sprocketlineDeck() []byte {
 	return deck("Sprocketline, Inc.", "Series A", "20250702",
-		slide{title: "The problem", points: []string{
+		slide{Title: "The problem", Points: []string{
 			"Residential HVAC, plumbing and electrical contractors in the US still run dispatch from whiteboards, group texts and spreadsheets. A typical 8-truck shop loses two billable hours per technician per week to bad routing and missed parts.",
 		}},
-		slide{title: "Sprocketline", points: []string{
+		slide{Title: "Sprocketline", Points: []string{
 			"A mobile-first dispatch, quoting and invoicing app for trade contractors with 2 to 40 technicians, sold by monthly subscription per technician seat.",
 			"Used by contractors in 31 states; integrates with QuickBooks, the two largest HVAC parts distributors and Stripe payments.",
 			"38 employees in Austin, Texas.",
 		}},
-		slide{title: "Traction", table: [][]string{
+		slide{Title: "Traction", Table: [][]string{
 			{"Unaudited management accounts, US$"},
 			{"US$", "Mar 2025", "Jun 2025"},
 			{"MRR", "$214.0k", "$232.4k"},
 			{"ARR (MRR x 12)", "$2.57m", "$2.79m"},
 			{"Gross margin", "78%", "78%"},
-		}, widths: []float64{227, 120, 120}, note: "Revenue of $1.28m in H1 2025, with an EBITDA loss of $(2.55)m."},
-		slide{title: "Financial position", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Revenue of $1.28m in H1 2025, with an EBITDA loss of $(2.55)m."},
+		slide{Title: "Financial position", Points: []string{
 			"Cash of $2.94m at 30 June 2025 (Lone Star Commerce Bank operating account).",
 			"Average net burn of $426k a month in H1 2025, giving about 7 months of runway at the current rate.",
 			"Seed round of $4.5m closed in September 2023; a $1.5m SAFE in July 2024.",
 		}},
-		slide{title: "The raise", points: []string{
+		slide{Title: "The raise", Points: []string{
 			"Raising an $8m Series A to fund 18 months of growth: 12 account executives, a Phoenix office and a parts-ordering marketplace.",
 		}},
 	)

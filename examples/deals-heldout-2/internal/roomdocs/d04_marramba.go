@@ -15,25 +15,25 @@ func marramba() map[string][]byte {
 
 func marrambaDeck() []byte {
 	return deck("Marramba Solar Pty Ltd", "Investment opportunity", "20250519",
-		slide{title: "Overview", points: []string{
+		slide{Title: "Overview", Points: []string{
 			"Design, installation and maintenance of rooftop solar and battery systems for farms, cold stores, warehouses and light industry in south-east Queensland and northern New South Wales.",
 			"41 MW installed across 312 commercial sites since 2014; 89 staff, including 52 licensed electricians and installers, at depots in Brisbane, Toowoomba and Lismore.",
 			"Clean Energy Council accredited; approved installer for the Queensland Government's battery rebate for business.",
 		}},
-		slide{title: "Financial highlights", table: [][]string{
+		slide{Title: "Financial highlights", Table: [][]string{
 			{"Years ended 31 December"},
 			{"A$", "FY2023", "FY2024"},
 			{"Revenue", "A$15.1m", "A$26.1m"},
 			{"Revenue growth", "", "72%"},
 			{"Gross margin", "26.0%", "27.0%"},
 			{"EBITDA margin", "6.1%", "8.5%"},
-		}, widths: []float64{227, 120, 120}, note: "Note: FY2024 revenue is annualised on Q2 2024 revenue of A$6.52m, reflecting the installation capacity the business has reached."},
-		slide{title: "Growth drivers", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Note: FY2024 revenue is annualised on Q2 2024 revenue of A$6.52m, reflecting the installation capacity the business has reached."},
+		slide{Title: "Growth drivers", Points: []string{
 			"Pipeline of A$38m of quoted commercial projects at 30 April 2025, of which A$11m is at final negotiation.",
 			"Network tariffs for large users in Queensland rose 14% on 1 July 2024, shortening payback on a typical 250 kW system to under five years.",
 			"Recurring operations and maintenance contracts on 188 sites.",
 		}},
-		slide{title: "The opportunity", points: []string{
+		slide{Title: "The opportunity", Points: []string{
 			"The founders, Cal Nguyen and Bree Maddox, are seeking a partner to acquire 60% of the company and fund expansion into the Darling Downs and Wide Bay regions.",
 		}},
 	)

@@ -16,13 +16,13 @@ func kvarnby() map[string][]byte {
 
 func kvarnbyDeck() []byte {
 	return deck("Kvarnby Precision AB", "Company presentation", "20250603",
-		slide{title: "Kvarnby in brief", points: []string{
+		slide{Title: "Kvarnby in brief", Points: []string{
 			"Contract manufacturer of CNC-machined steel and aluminium components for heavy trucks, mining equipment, hydraulics and marine propulsion, from a 14,000 m2 plant in Eskilstuna, Sweden.",
 			"Founded in 1974; owned since 2008 by the Lindgren family.",
 			"121 employees; 46 machining centres, including nine five-axis cells with robot loading that run unmanned overnight.",
 			"Certified to IATF 16949, ISO 9001 and ISO 14001.",
 		}},
-		slide{title: "Financial summary", table: [][]string{
+		slide{Title: "Financial summary", Table: [][]string{
 			{"Years ended 31 December (SEK m)"},
 			{"SEK m", "FY2023", "FY2024"},
 			{"Net sales", "79.4", "86.1"},
@@ -30,12 +30,12 @@ func kvarnbyDeck() []byte {
 			{"Gross margin", "25.4%", "26.0%"},
 			{"EBITDA", "9.6", "10.9"},
 			{"EBITDA margin", "12.1%", "12.7%"},
-		}, widths: []float64{227, 120, 120}, note: "First half of 2025: net sales of SEK 46.4m and EBITDA of SEK 5.4m (unaudited)."},
-		slide{title: "Customers", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "First half of 2025: net sales of SEK 46.4m and EBITDA of SEK 5.4m (unaudited)."},
+		slide{Title: "Customers", Points: []string{
 			"Long-term relationships with Nordic OEMs: Nordvik Trucks (since 2009), Bergslag Mining Equipment (since 2014), Hallstavik Hydraulics and Lindo Marine Propulsion.",
 			"Order backlog of SEK 41m at 31 May 2025.",
 		}},
-		slide{title: "Investment case", points: []string{
+		slide{Title: "Investment case", Points: []string{
 			"The owners are looking for a buyer who can take the company into the European defence and rail supply chains, where the plant's five-axis capacity is in short supply.",
 		}},
 	)

@@ -15,12 +15,12 @@ func valdarno() map[string][]byte {
 
 func valdarnoMemorandum() []byte {
 	return deck("Ceramiche Valdarno S.p.A.", "Information memorandum", "20230522",
-		slide{title: "The company", points: []string{
+		slide{Title: "The company", Points: []string{
 			"Producer of porcelain stoneware floor and wall tiles for residential and hospitality projects, founded in 1961 in Montevarchi (Arezzo), Tuscany, and owned by the third generation of the Bartolini family.",
 			"Two kilns and a digital glazing line with a capacity of 4.2 million m2 a year; 206 employees on average in 2022.",
 			"Sales in 40 countries; 58% of revenue outside Italy, led by France, Germany and the United States.",
 		}},
-		slide{title: "Financial results", table: [][]string{
+		slide{Title: "Financial results", Table: [][]string{
 			{"Audited, years ended 31 December (EUR 000)"},
 			{"EUR 000", "FY2021", "FY2022"},
 			{"Revenue", "41,380", "48,620"},
@@ -30,12 +30,12 @@ func valdarnoMemorandum() []byte {
 			{"Net result", "1,640", "(5,870)"},
 			{"Cash", "6,480", "3,110"},
 			{"Bank borrowings", "(16,900)", "(21,400)"},
-		}, widths: []float64{227, 120, 120}, note: "2022 was the year of the European gas-price spike: the company's energy bill rose from EUR 4.9m to EUR 15.8m while price increases to customers lagged by two to three quarters."},
-		slide{title: "Normalised view", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "2022 was the year of the European gas-price spike: the company's energy bill rose from EUR 4.9m to EUR 15.8m while price increases to customers lagged by two to three quarters."},
+		slide{Title: "Normalised view", Points: []string{
 			"Adjusted for energy costs above their 2021 level, 2022 EBITDA would have been EUR 8.7m. This is a pro forma measure and not a forecast.",
 			"Budget 2023 approved by the board in January 2023: revenue of EUR 52.0m and EBITDA of EUR 4.5m, assuming a gas price of EUR 60 per MWh.",
 		}},
-		slide{title: "The process", points: []string{
+		slide{Title: "The process", Points: []string{
 			"The Bartolini family is inviting offers for up to 100% of the company. Indicative offers are due on 30 June 2023.",
 		}},
 	)

@@ -14,12 +14,12 @@ func ottersley() map[string][]byte {
 
 func ottersleyDeck() []byte {
 	return deck("Ottersley Learning Ltd", "Series B investor presentation", "20250708",
-		slide{title: "What we do", points: []string{
+		slide{Title: "What we do", Points: []string{
 			"Ottersley sells timetabling, cover management and attendance software to secondary schools and multi-academy trusts in England and Wales, on three-year subscriptions priced per pupil.",
 			"Founded in Leeds in 2015 by Ruth Okonjo (CEO) and Daniel Pryce (CTO). 88 employees at 30 June 2025.",
 			"412 customers at 30 June 2025 (a trust counts once, whatever the number of its schools), up from 384 at 31 December 2024.",
 		}},
-		slide{title: "Audited track record", table: [][]string{
+		slide{Title: "Audited track record", Table: [][]string{
 			{"Years ended 31 December, audited"},
 			{"£m", "FY2023", "FY2024"},
 			{"Revenue", "6.4", "7.8"},
@@ -28,17 +28,17 @@ func ottersleyDeck() []byte {
 			{"EBITDA", "0.62", "0.94"},
 			{"EBITDA margin", "9.7%", "12.0%"},
 			{"Profit after tax", "0.32", "0.54"},
-		}, widths: []float64{227, 120, 120}, note: "Revenue grew 22% in FY2024. Figures from the audited financial statements signed on 11 April 2025."},
-		slide{title: "Recurring revenue at 30 June 2025", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Revenue grew 22% in FY2024. Figures from the audited financial statements signed on 11 April 2025."},
+		slide{Title: "Recurring revenue at 30 June 2025", Points: []string{
 			"Annual recurring revenue (ARR) of £9.3m, twelve times June monthly recurring revenue of £775k.",
 			"Six customers left in the first half of 2025, 1.6% of the 384 we had at the start of the year; all six were schools that joined a trust using a competitor.",
 			"The largest customer, Aldwyn Multi-Academy Trust, is 5.3% of FY2024 revenue; the ten largest are 29%.",
 		}},
-		slide{title: "Balance sheet", points: []string{
+		slide{Title: "Balance sheet", Points: []string{
 			"Cash of £4.6m at 30 June 2025; no borrowings and no invoice finance.",
 			"Cash generative since 2022: every year's growth has been funded from operations.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising £12m of Series B equity to enter the Scottish and Irish markets and to build a parent app.",
 			"Use of funds: 50% product and engineering, 35% sales and marketing, 15% working capital.",
 		}},

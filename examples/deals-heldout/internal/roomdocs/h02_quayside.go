@@ -14,30 +14,30 @@ func quayside() map[string][]byte {
 
 func quaysideDeck() []byte {
 	return deck("Quayside Fleet Telematics B.V.", "Growth round: management presentation", "20250612",
-		slide{title: "Quayside at a glance", points: []string{
+		slide{Title: "Quayside at a glance", Points: []string{
 			"Vehicle trackers, tachograph download and driver-behaviour scoring for small and mid-sized van and truck fleets in the Benelux, Germany and the Nordics.",
 			"Headquartered in Rotterdam with offices in Antwerp and Hamburg; founded in 2017 by Joost van der Meulen and Sanne Kuipers.",
 			"1,046 fleet customers and 38,900 connected vehicles at 31 May 2025.",
 		}},
-		slide{title: "Financial highlights", table: [][]string{
+		slide{Title: "Financial highlights", Table: [][]string{
 			{"Financial highlights, years ended 31 December"},
 			{"EUR m", "FY2023", "FY2024"},
 			{"Revenue", "10.9", "14.6"},
 			{"Revenue growth", "", "+34%"},
 			{"Gross margin", "57.8%", "58.0%"},
 			{"EBITDA", "0.6", "1.1"},
-		}, widths: []float64{227, 120, 120}, note: "EBITDA positive for the second year running."},
-		slide{title: "Customers and retention", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "EBITDA positive for the second year running."},
+		slide{Title: "Customers and retention", Points: []string{
 			"Average contract of 36 months, billed monthly per connected vehicle.",
 			"Monthly logo churn averaged 2.9% from January to May 2025, mostly fleets of fewer than ten vehicles; churn among fleets of 50 vehicles or more was below 0.5% a month.",
 			"Net revenue retention of 88% over the twelve months to May 2025.",
 			"No customer is more than 4% of revenue.",
 		}},
-		slide{title: "Balance sheet", points: []string{
+		slide{Title: "Balance sheet", Points: []string{
 			"Cash of EUR 4.5m at 31 May 2025.",
 			"Lease financing of devices installed at customers: EUR 0.9m.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising EUR 20m to launch an electric-van charging module and to build a self-serve sales channel for small fleets.",
 		}},
 	)

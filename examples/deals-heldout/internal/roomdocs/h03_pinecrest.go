@@ -14,24 +14,24 @@ func pinecrest() map[string][]byte {
 
 func pinecrestDeck() []byte {
 	return deck("Pinecrest Grid, Inc.", "Series B presentation", "20250710",
-		slide{title: "Company", points: []string{
+		slide{Title: "Company", Points: []string{
 			"Pinecrest makes distribution-transformer monitors and the analytics software that lets rural electric cooperatives and municipal utilities find overloaded transformers before they fail.",
 			"Incorporated in Delaware, headquartered in Denver, Colorado; founded in 2019 by Maya Lindgren (CEO) and Carlos Ybarra (CTO). 61 employees.",
 			"Monitors installed at 74 utilities in 11 states.",
 		}},
-		slide{title: "Financials", table: [][]string{
+		slide{Title: "Financials", Table: [][]string{
 			{"Unaudited management figures, US$ millions"},
 			{"$m", "FY2024", "H1 2025"},
 			{"Revenue", "6.4", "4.2"},
 			{"Gross margin", "35.0%", "36.3%"},
 			{"EBITDA", "(5.9)", "(2.9)"},
-		}, widths: []float64{227, 120, 120}, note: "FY2024 is the year ended December 31, 2024; the FY2024 audit by our auditors is in progress."},
-		slide{title: "Cash", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "FY2024 is the year ended December 31, 2024; the FY2024 audit by our auditors is in progress."},
+		slide{Title: "Cash", Points: []string{
 			"Cash of $4.1m at June 30, 2025.",
 			"Average net burn of $0.45m a month over the first half of 2025.",
 			"Runway of about 9 months at the current burn, to the end of March 2026.",
 		}},
-		slide{title: "The raise", points: []string{
+		slide{Title: "The raise", Points: []string{
 			"Raising a $18m Series B to fund the hardware inventory for signed utility programs and to reach EBITDA breakeven in the second half of 2027.",
 			"Existing investors Foothill Energy Ventures and Carbon Lane Capital intend to take up their pro rata share.",
 		}},

@@ -13,25 +13,25 @@ func fallowfield() map[string][]byte {
 
 func fallowfieldDeck() []byte {
 	return deck("Fallowfield Compliance Ltd", "Investor presentation", "20250703",
-		slide{title: "Fallowfield in one page", points: []string{
+		slide{Title: "Fallowfield in one page", Points: []string{
 			"Software that keeps small and mid-sized financial advisers, mortgage brokers and consumer-credit firms compliant with FCA rules: Consumer Duty monitoring, file checks, complaints handling and regulatory returns.",
 			"Founded in Manchester in 2018 by Nadia Rahman (CEO), a former FCA supervisor, and Owen Clegg (CTO). 55 employees.",
 			"194 regulated firms as customers at 30 June 2025, covering 6,800 advisers.",
 		}},
-		slide{title: "Growth", points: []string{
+		slide{Title: "Growth", Points: []string{
 			"Revenue grew 48% to £4.2m in FY2024 (FY2023: £3.1m).",
 			"Recurring subscriptions were 87% of FY2024 revenue; the rest is onboarding and file-review services.",
 			"EBITDA positive in FY2024 for the first time: £0.16m.",
 		}},
-		slide{title: "Financial summary", table: [][]string{
+		slide{Title: "Financial summary", Table: [][]string{
 			{"Management accounts, years ended 31 December"},
 			{"£'000", "FY2023", "FY2024"},
 			{"Revenue", "3,094", "4,187"},
 			{"Gross profit", "2,469", "3,408"},
 			{"Gross margin", "79.8%", "81.4%"},
 			{"EBITDA", "(58)", "164"},
-		}, widths: []float64{227, 120, 120}, note: "The FY2024 statutory accounts are small-company accounts filed without an audit."},
-		slide{title: "The round", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "The FY2024 statutory accounts are small-company accounts filed without an audit."},
+		slide{Title: "The round", Points: []string{
 			"Raising £8m to open a US office serving state-registered investment advisers and to build an AI file-review product.",
 		}},
 	)

@@ -13,25 +13,25 @@ func corrib() map[string][]byte {
 
 func corribDeck() []byte {
 	return deck("Corrib Valley Foods DAC", "Investment opportunity", "20250616",
-		slide{title: "Business overview", points: []string{
+		slide{Title: "Business overview", Points: []string{
 			"Corrib Valley makes cultured dairy products (natural and Greek-style yoghurt, kefir and soured cream) for Irish and UK supermarkets, under its own Corrib Valley brand (58% of revenue) and retailers' own labels.",
 			"One production site at Claregalway, Co. Galway, processing 31 million litres of milk a year from 140 farms within 40 km.",
 			"Founded in 1996 by the Fahy family; 212 employees.",
 		}},
-		slide{title: "Financial performance", table: [][]string{
+		slide{Title: "Financial performance", Table: [][]string{
 			{"Years ended 31 December, EUR millions"},
 			{"EUR m", "FY2023", "FY2024"},
 			{"Revenue", "25.1", "27.5"},
 			{"Revenue growth", "", "9.6%"},
 			{"EBITDA", "2.4", "3.9"},
 			{"EBITDA margin", "9.4%", "14.2%"},
-		}, widths: []float64{227, 120, 120}, note: "Margin expansion in FY2024 came from the shift to branded product, a lower milk price in the first half and the new kefir line running at full capacity."},
-		slide{title: "Current trading", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Margin expansion in FY2024 came from the shift to branded product, a lower milk price in the first half and the new kefir line running at full capacity."},
+		slide{Title: "Current trading", Points: []string{
 			"Revenue of EUR 11.4m for the five months to 31 May 2025, up 8% on the same period of 2024.",
 			"EBITDA of EUR 1.15m for the five months to 31 May 2025.",
 			"Bank debt of EUR 5.4m (term loan with Atlantic Provincial Bank, amortising to 2029).",
 		}},
-		slide{title: "The opportunity", points: []string{
+		slide{Title: "The opportunity", Points: []string{
 			"The Fahy family is selling a 60% stake to a financial investor to fund a EUR 9m second yoghurt line and to provide liquidity to the second generation.",
 			"Management, led by Siobhan Fahy (CEO) and Declan Mulkerrin (CFO), will remain and reinvest.",
 		}},

@@ -16,12 +16,12 @@ func stannary() map[string][]byte {
 
 func stannaryDeck() []byte {
 	return deck("Stannary Marine Engineering Ltd", "Information memorandum summary", "20250714",
-		slide{title: "The business", points: []string{
+		slide{Title: "The business", Points: []string{
 			"Fabrication, repair and refit of workboats, crew transfer vessels and pilot boats, and steelwork for offshore wind operators, from a 4.2-acre yard at Ponsharden, Falmouth, with two slipways and a 600-tonne shiplift.",
 			"Founded in 1988 by Jory Tregarthen, managing director and 62% shareholder; 164 employees, 121 of them in the yard.",
 			"Order book of £14.8m at 30 June 2025, of which £9.1m is for delivery in the next twelve months.",
 		}},
-		slide{title: "Financial summary", table: [][]string{
+		slide{Title: "Financial summary", Table: [][]string{
 			{"Audited, years ended 31 December (£m)"},
 			{"£m", "FY2023", "FY2024"},
 			{"Revenue", "19.9", "21.6"},
@@ -29,12 +29,12 @@ func stannaryDeck() []byte {
 			{"EBITDA", "2.23", "2.05"},
 			{"EBITDA margin", "11.2%", "9.5%"},
 			{"Profit after tax", "0.82", "0.61"},
-		}, widths: []float64{227, 120, 120}, note: "FY2024 margins were held back by fixed-price steelwork contracts priced before the 2023 steel-price rise; all such contracts were completed by March 2025."},
-		slide{title: "Trading to 30 June 2025", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "FY2024 margins were held back by fixed-price steelwork contracts priced before the 2023 steel-price rise; all such contracts were completed by March 2025."},
+		slide{Title: "Trading to 30 June 2025", Points: []string{
 			"Revenue of £10.4m in the first half of 2025 (H1 2024: £10.85m); EBITDA of £0.98m.",
 			"Bank facilities with Westcountry Commercial Bank plc: £6.6m drawn at 30 June 2025 (term loan £5.4m, revolving credit £1.2m). Cash £0.9m.",
 		}},
-		slide{title: "The transaction", points: []string{
+		slide{Title: "The transaction", Points: []string{
 			"The founder is seeking a buyer for the whole company as part of his succession plan; the senior management team of four will stay.",
 		}},
 	)

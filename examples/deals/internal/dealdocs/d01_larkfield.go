@@ -12,12 +12,12 @@ func larkfield() map[string][]byte {
 
 func larkfieldDeck() []byte {
 	return deck("Larkfield Analytics Ltd", "Growth equity presentation", "20250715",
-		slide{title: "Who we are", points: []string{
+		slide{Title: "Who we are", Points: []string{
 			"Footfall and dwell-time analytics for shopping centres, retail parks and high-street retailers, sold as an annual subscription per site.",
 			"Founded in Bristol in 2016 by Eleanor Marsh (CEO) and Tobias Reid (CTO); 104 employees at 30 June 2025.",
 			"231 customers at 30 June 2025, up from 212 at 31 December 2024.",
 		}},
-		slide{title: "Financial track record", table: [][]string{
+		slide{Title: "Financial track record", Table: [][]string{
 			{"Audited results, years ended 31 December"},
 			{"£m", "FY2023", "FY2024"},
 			{"Revenue", "10.1", "12.4"},
@@ -26,13 +26,13 @@ func larkfieldDeck() []byte {
 			{"EBITDA", "1.1", "1.6"},
 			{"EBITDA margin", "10.9%", "12.9%"},
 			{"Net income", "0.5", "0.9"},
-		}, widths: []float64{227, 120, 120}, note: "Revenue grew by 22.8% in FY2024. Figures are taken from the audited financial statements."},
-		slide{title: "Trading to 30 June 2025", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Revenue grew by 22.8% in FY2024. Figures are taken from the audited financial statements."},
+		slide{Title: "Trading to 30 June 2025", Points: []string{
 			"Annual recurring revenue of £14.1m at 30 June 2025 (monthly recurring revenue £1.175m).",
 			"Cash of £6.2m at 30 June 2025 and no borrowings.",
 			"No customer accounts for more than 9% of revenue; the ten largest account for 40%.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising £15m of growth equity to open offices in Dublin and Amsterdam.",
 			"Use of funds: 55% sales and marketing, 30% product, 15% working capital.",
 		}},

@@ -13,22 +13,22 @@ func corvid() map[string][]byte {
 
 func corvidDeck() []byte {
 	return deck("Corvid Freight Technologies B.V.", "Series B investor presentation", "20250602",
-		slide{title: "Freight audit and payment, automated", points: []string{
+		slide{Title: "Freight audit and payment, automated", Points: []string{
 			"Corvid checks carrier invoices against contracted rates and shipment events, and pays carriers on behalf of shippers.",
 			"Headquartered in Rotterdam, with offices in Hamburg and Antwerp; 131 employees.",
 			"148 shipper customers at 31 December 2024, across 22 countries.",
 		}},
-		slide{title: "FY2024 at a glance", points: []string{
+		slide{Title: "FY2024 at a glance", Points: []string{
 			"Revenue of €21.8m in FY2024, up 31% on €16.6m in FY2023.",
 			"Gross margin of 64%.",
 			"EBITDA of €2.4m, our second profitable year.",
 			"Cash of €7.9m at 30 June 2025; no bank debt.",
 		}},
-		slide{title: "Why now", points: []string{
+		slide{Title: "Why now", Points: []string{
 			"EU carriers move to electronic invoicing under ViDA from 2028, which makes automated audit the default.",
 			"Pipeline of €6.3m of annual contract value at 31 May 2025.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising €25m Series B to expand into Poland and the Nordics.",
 		}},
 	)

@@ -12,20 +12,20 @@ func halden() map[string][]byte {
 
 func haldenDeck() []byte {
 	return deck("Halden Bioprocess GmbH", "Management presentation", "20250620",
-		slide{title: "The company", points: []string{
+		slide{Title: "The company", Points: []string{
 			"Halden makes single-use bioreactor bags and tubing assemblies for biopharmaceutical manufacturers, in a clean-room plant in Freiburg im Breisgau.",
 			"Founded in 2009 by Dr. Katrin Halden; 58 employees.",
 			"Rhenus Pharma AG, our largest customer, buys about 40% of our output under a supply agreement that runs to 31 December 2027.",
 		}},
-		slide{title: "Financial summary", table: [][]string{
+		slide{Title: "Financial summary", Table: [][]string{
 			{"Audited, years ended 31 December (€m)"},
 			{"€m", "2023", "2024"},
 			{"Revenue", "7.21", "8.45"},
 			{"EBITDA", "1.02", "1.27"},
 			{"Net income", "0.41", "0.56"},
 			{"Cash at year end", "3.12", "3.94"},
-		}, widths: []float64{227, 120, 120}, note: "Revenue grew 17.2% in 2024. Bank debt at 31 December 2024 was €1.5m."},
-		slide{title: "Transaction", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Revenue grew 17.2% in 2024. Bank debt at 31 December 2024 was €1.5m."},
+		slide{Title: "Transaction", Points: []string{
 			"The founder seeks a majority investor to fund a second clean-room line (capital expenditure of €4.0m).",
 		}},
 	)

@@ -12,17 +12,17 @@ func pelican() map[string][]byte {
 
 func pelicanDeck() []byte {
 	return deck("Pelican Payroll Ltd", "Series A investor presentation", "20250708",
-		slide{title: "Payroll for the smallest employers", points: []string{
+		slide{Title: "Payroll for the smallest employers", Points: []string{
 			"Pelican runs payroll, pensions auto-enrolment and HMRC filings for UK employers with 1 to 50 staff, for a monthly subscription.",
 			"3,420 paying customers at 30 June 2025.",
 			"Founded in Norwich in 2020 by Hannah Cole and Marcus Bell; 47 employees.",
 		}},
-		slide{title: "Traction", points: []string{
+		slide{Title: "Traction", Points: []string{
 			"ARR grew 64% year on year, from £5.0m at 30 June 2024 to £7.1m at 30 June 2025.",
 			"Monthly recurring revenue of £592k in June 2025.",
 			"Net revenue retention of 104%, as customers add employees.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising £12m to add time-and-attendance and expand partnerships with accountancy practices.",
 		}},
 	)

@@ -11,19 +11,19 @@ func sable() map[string][]byte {
 
 func sableDeck() []byte {
 	return deck("Sable Security Inc.", "Company overview for investors", "20250610",
-		slide{title: "Email security for mid-market companies", points: []string{
+		slide{Title: "Email security for mid-market companies", Points: []string{
 			"Sable detects business email compromise and invoice fraud with models trained on each customer's own mail flow.",
 			"Headquartered in Austin, Texas; 162 employees.",
 			"410 customers at 31 December 2024, none above 5% of revenue.",
 		}},
-		slide{title: "Financial performance", table: [][]string{
+		slide{Title: "Financial performance", Table: [][]string{
 			{"Years ended 31 December (US$m)"},
 			{"US$m", "FY2023", "FY2024"},
 			{"Revenue", "11.0", "17.2"},
 			{"Gross margin", "79%", "81%"},
 			{"EBITDA", "(1.4)", "0.9"},
-		}, widths: []float64{227, 120, 120}, note: "Revenue grew 56% in FY2024."},
-		slide{title: "Funding", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Revenue grew 56% in FY2024."},
+		slide{Title: "Funding", Points: []string{
 			"Series C of $45m closed in March 2025 at a post-money valuation of $240m, led by Lonestar Growth Partners.",
 		}},
 	)

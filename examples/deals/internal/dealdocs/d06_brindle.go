@@ -12,24 +12,24 @@ func brindle() map[string][]byte {
 
 func brindleDeck() []byte {
 	return deck("Brindle Robotics Ltd", "Series A investor presentation", "20250714",
-		slide{title: "Picking robots for small warehouses", points: []string{
+		slide{Title: "Picking robots for small warehouses", Points: []string{
 			"Brindle builds autonomous mobile picking robots leased to warehouses of 2,000 to 10,000 square metres, for a monthly fee per robot.",
 			"Founded in Sheffield in 2021 by Dr Owen Price and Leah Brindle; 64 employees.",
 			"212 robots deployed at 19 customer sites at 30 June 2025.",
 		}},
-		slide{title: "Financials", table: [][]string{
+		slide{Title: "Financials", Table: [][]string{
 			{"Unaudited management accounts"},
 			{"£m", "FY2024", "H1 2025"},
 			{"Revenue", "2.31", "1.38"},
 			{"Gross margin", "21%", "24%"},
 			{"EBITDA", "(4.61)", "(2.24)"},
-		}, widths: []float64{227, 120, 120}},
-		slide{title: "Cash", points: []string{
+		}, Widths: []float64{227, 120, 120}},
+		slide{Title: "Cash", Points: []string{
 			"Cash of £3.1m at 30 June 2025.",
 			"Average net cash burn of £0.42m a month in the first half of 2025.",
 			"Runway of seven months at the current burn.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising £8m Series A to fund 300 more robots and reach EBITDA break-even in 2027.",
 		}},
 	)

@@ -16,19 +16,19 @@ var ferncliffRevenue = []int{741000, 752000, 761000, 770000, 748000, 702000, 771
 
 func ferncliffDeck() []byte {
 	return deck("Ferncliff Dental Labs Ltd", "Investor presentation", "20240916",
-		slide{title: "The UK's independent dental laboratory group", points: []string{
+		slide{Title: "The UK's independent dental laboratory group", Points: []string{
 			"Ferncliff makes crowns, bridges, dentures and clear aligners for dental practices from four laboratories in Leeds, Derby, Swindon and Exeter.",
 			"1,140 dental practices ordered from us in the twelve months to 30 June 2024.",
 			"186 employees, of whom 142 are dental technicians.",
 		}},
-		slide{title: "Financial performance", table: [][]string{
+		slide{Title: "Financial performance", Table: [][]string{
 			{"Management accounts (£m)"},
 			{"£m", "FY2023", "LTM June 2024"},
 			{"Revenue", "8.6", "9.2"},
 			{"EBITDA", "1.3", "1.5"},
 			{"EBITDA margin", "15.1%", "16.3%"},
-		}, widths: []float64{227, 120, 120}, note: "The latest figures are for the twelve months to 30 June 2024."},
-		slide{title: "Opportunity", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "The latest figures are for the twelve months to 30 June 2024."},
+		slide{Title: "Opportunity", Points: []string{
 			"Consolidate the fragmented UK laboratory market: about 900 laboratories, most with fewer than ten staff.",
 			"Seeking £10m to fund the acquisition of three laboratories identified in the North West.",
 		}},

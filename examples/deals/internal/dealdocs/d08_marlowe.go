@@ -14,17 +14,17 @@ func marlowe() map[string][]byte {
 
 func marloweDeck() []byte {
 	return deck("Marlowe Kitchens Ltd", "Information memorandum summary", "20250602",
-		slide{title: "Fitted kitchens for housebuilders", points: []string{
+		slide{Title: "Fitted kitchens for housebuilders", Points: []string{
 			"Marlowe designs, makes and installs fitted kitchens for regional housebuilders from its factory in Telford.",
 			"Founded in 1998 by Graham Marlowe, who remains Chief Executive and owns 78% of the shares; 212 employees.",
 			"6,900 kitchens installed in 2024 for 31 housebuilders.",
 		}},
-		slide{title: "FY2024 results", points: []string{
+		slide{Title: "FY2024 results", Points: []string{
 			"Revenue of £18.4m (FY2023: £17.1m).",
 			"Gross margin of 35%.",
 			"EBITDA of £2.1m*, an EBITDA margin of 11.4%.",
-		}, note: "* Before non-recurring items."},
-		slide{title: "Transaction", points: []string{
+		}, Note: "* Before non-recurring items."},
+		slide{Title: "Transaction", Points: []string{
 			"Graham Marlowe seeks to sell a majority stake and step back from day-to-day management within two years.",
 		}},
 	)

@@ -12,18 +12,18 @@ func orrery() map[string][]byte {
 
 func orreryDeck() []byte {
 	return deck("Orrery Health Ltd", "Growth capital presentation", "20250616",
-		slide{title: "Scheduling for outpatient clinics", points: []string{
+		slide{Title: "Scheduling for outpatient clinics", Points: []string{
 			"Orrery schedules clinicians, rooms and patients for private hospitals and NHS outpatient departments.",
 			"Founded in Cambridge in 2017; 118 employees.",
 			"74 hospital and clinic customers at 31 December 2024.",
 		}},
-		slide{title: "Growth", table: [][]string{
+		slide{Title: "Growth", Table: [][]string{
 			{"Years ended 31 December"},
 			{"£m", "FY2023", "FY2024"},
 			{"Revenue", "11.9", "18.6"},
 			{"Gross margin", "70%", "72%"},
-		}, widths: []float64{227, 120, 120}, note: "Revenue grew 56% in FY2024."},
-		slide{title: "The round", points: []string{
+		}, Widths: []float64{227, 120, 120}, Note: "Revenue grew 56% in FY2024."},
+		slide{Title: "The round", Points: []string{
 			"Raising £30m at a pre-money valuation of £150m, about eight times FY2024 revenue.",
 		}},
 	)

@@ -14,16 +14,16 @@ func tidewell() map[string][]byte {
 
 func tidewellDeck() []byte {
 	return deck("Tidewell Energy Storage Ltd", "Investor presentation", "20250623",
-		slide{title: "Battery storage for commercial sites", points: []string{
+		slide{Title: "Battery storage for commercial sites", Points: []string{
 			"Tidewell designs and installs battery energy storage systems of 100 kWh to 5 MWh for factories, farms and depots, and operates them under ten-year service contracts.",
 			"Based in Southampton; 73 employees.",
 		}},
-		slide{title: "Momentum", points: []string{
+		slide{Title: "Momentum", Points: []string{
 			"Revenue of £6.8m in FY2024, up from £4.1m in FY2023.",
 			"Order book of £14.2m at 31 May 2025.",
 			"Term loan of £4.0m from Solent Commercial Bank plc.",
 		}},
-		slide{title: "The round", points: []string{
+		slide{Title: "The round", Points: []string{
 			"Raising £12m of equity to fund working capital for the order book.",
 		}},
 	)

@@ -23,61 +23,17 @@ func Files() map[string][]byte {
 	return out
 }
 
-// producer is the Producer of every generated PDF.
-const producer = "sanad sample data room"
+// slide is one page of a presentation (see docgen.Slide).
+type slide = docgen.Slide
 
-// slide is one page of a pitch deck: a title, bullet points and an
-// optional table whose first row is its header.
-type slide struct {
-	title  string
-	points []string
-	table  [][]string
-	widths []float64
-	note   string
-}
-
-// deck writes a pitch deck: a cover, then one section per slide.
+// deck writes a presentation dated date (20250630).
 func deck(company, title, date string, slides ...slide) []byte {
-	w := docgen.NewPDF(company+": "+title, company+"  |  "+title+"  |  Confidential")
-	w.Producer = producer
-	w.Created = "D:" + date + "090000Z"
-	w.Heading(company, 24, 0)
-	w.Heading(title, 15, 0)
-	w.Paragraph("Strictly private and confidential. " + dateText(date) + ".")
-	for _, s := range slides {
-		w.Heading(s.title, 15, 16)
-		for _, p := range s.points {
-			w.Item(p)
-		}
-		if s.table != nil {
-			w.Table(s.table[0][0], s.widths, s.table[1:])
-		}
-		if s.note != "" {
-			w.Paragraph(s.note)
-		}
-	}
-	return w.Bytes()
+	return docgen.Deck(company, title, date, slides...)
 }
 
-var months = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
-
-// dateText writes 20250630 as 30 June 2025.
-func dateText(d string) string {
-	day := d[6:8]
-	if day[0] == '0' {
-		day = day[1:]
-	}
-	m := int(d[4]-'0')*10 + int(d[5]-'0')
-	return day + " " + months[m-1] + " " + d[:4]
-}
-
-// pdf starts a PDF document other than a deck, dated date (20250630).
-func pdf(title, footer, date string) *docgen.PDF {
-	w := docgen.NewPDF(title, footer)
-	w.Producer = producer
-	w.Created = "D:" + date + "090000Z"
-	return w
-}
+// pdf starts a PDF document other than a presentation, dated date
+// (20250630).
+func pdf(title, footer, date string) *docgen.PDF { return docgen.DatedPDF(title, footer, date) }
 
 // docx starts a DOCX document.
 func docx(title, author string) *docgen.DOCX { return docgen.NewDOCX(title, author) }
