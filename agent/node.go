@@ -82,6 +82,13 @@ func (e *ToolError) Error() string {
 	return "tool " + e.Tool + ": " + string(e.Code) + ": " + e.Message
 }
 
+// Unwrap gives the refusal or failure as a *sanad.Error, so that a step
+// that fails on it fails with the gateway's code (INVALID_INPUT,
+// POLICY_DENIED, …) rather than as an internal error.
+func (e *ToolError) Unwrap() error {
+	return &sanad.Error{Code: e.Code, Op: "tool " + e.Tool, Message: e.Message}
+}
+
 // ToolInfo describes a tool offered to an agent.
 type ToolInfo struct {
 	Name        string

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,7 +81,7 @@ func TestC09_AudioIsTranscribedThroughTheLane(t *testing.T) {
 	}
 	in.ClientSessionID = "s-2"
 	failed, err := e.r.Run(t.Context(), casework.Interview, in, runnerOpts("c-1"))
-	if err != nil || failed.Status != sanad.StatusFailed || len(failed.Errors) == 0 || !strings.Contains(failed.Errors[0].Message, string(sanad.CodeDependencyDown)) {
+	if err != nil || failed.Status != sanad.StatusFailed || len(failed.Errors) == 0 || failed.Errors[0].Code != sanad.CodeDependencyDown {
 		t.Fatalf("with the server down: %s %+v, %v; want failed with DEPENDENCY_DOWN", failed.Status, failed.Errors, err)
 	}
 	after, err := e.h.DB.Records(t.Context(), scopeOf("c-1"), "transcripts")
