@@ -492,6 +492,9 @@ redacted items: check it anywhere with sanad verify FILE. Profiles: ` + strings.
 			if out == "" || profile == "" || reason == "" {
 				return usagef("case export needs --profile PROFILE, --reason TEXT and -o FILE")
 			}
+			if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+				return usagef("-o %s: %s is not a folder that exists", out, filepath.Dir(out))
+			}
 			if _, ok := redact.Profiles()[profile]; !ok {
 				return usagef("--profile %q: the profiles are %s", profile, strings.Join(profileNames(), ", "))
 			}
