@@ -4,9 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/sanadhq/sanad/casework/interview"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -77,14 +77,15 @@ func ExtractFacts(sources []Source) []Fact {
 		for bi, b := range blocks(text) {
 			for _, sp := range sentences(text, b) {
 				sentence := text[sp.Start:sp.End]
+				dates, amounts := interview.DatesAndAmounts(sentence)
 				f := Fact{
 					ID:      FactID(src.ID, sp),
 					Text:    sentence,
 					Source:  src.ID,
 					Kind:    src.Kind,
 					Span:    sp,
-					Dates:   findDates(sentence),
-					Amounts: findAmounts(sentence),
+					Dates:   dates,
+					Amounts: amounts,
 					Parties: findParties(sentence),
 					block:   bi + 1,
 				}
@@ -321,150 +322,6 @@ var monthNames = map[string]time.Month{
 	"jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
 	"may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
 	"september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
-}
-
-const monthPattern = `(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?`
-
-var (
-	dateMonthDayYear = regexp.MustCompile(`\b` + monthPattern + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
-	dateDayMonthYear = regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthPattern + `,?\s+(\d{4})\b`)
-	dateISO          = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
-	dateSlashed      = regexp.MustCompile(`\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b`)
-	dateMonthYear    = regexp.MustCompile(`\b` + monthPattern + `,?\s+(\d{4})\b`)
-)
-
-// findDates returns the calendar dates s states, in ISO form, in order of
-// first appearance. A month and year alone give "2024-03"; dates without a
-// year are left out.
-func findDates(s string) []string {
-	type hit struct {
-		at  int
-		iso string
-	}
-	var hits []hit
-	var taken [][2]int
-	add := func(at, end int, y, m, d int) {
-		if y < 1900 || y > 2200 || m < 1 || m > 12 {
-			return
-		}
-		iso := fmt.Sprintf("%04d-%02d", y, m)
-		if d > 0 {
-			if t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
-				return
-			}
-			iso += fmt.Sprintf("-%02d", d)
-		}
-		hits = append(hits, hit{at, iso})
-		taken = append(taken, [2]int{at, end})
-	}
-	free := func(at, end int) bool {
-		for _, t := range taken {
-			if at < t[1] && end > t[0] {
-				return false
-			}
-		}
-		return true
-	}
-	for _, m := range dateMonthDayYear.FindAllStringSubmatchIndex(s, -1) {
-		add(m[0], m[1], atoi(s[m[6]:m[7]]), int(monthNames[strings.ToLower(s[m[2]:m[3]])]), atoi(s[m[4]:m[5]]))
-	}
-	for _, m := range dateDayMonthYear.FindAllStringSubmatchIndex(s, -1) {
-		if free(m[0], m[1]) {
-			add(m[0], m[1], atoi(s[m[6]:m[7]]), int(monthNames[strings.ToLower(s[m[4]:m[5]])]), atoi(s[m[2]:m[3]]))
-		}
-	}
-	for _, m := range dateISO.FindAllStringSubmatchIndex(s, -1) {
-		add(m[0], m[1], atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]]), atoi(s[m[6]:m[7]]))
-	}
-	for _, m := range dateSlashed.FindAllStringSubmatchIndex(s, -1) {
-		y := atoi(s[m[6]:m[7]])
-		if m[7]-m[6] == 2 {
-			y += 2000
-		}
-		add(m[0], m[1], y, atoi(s[m[2]:m[3]]), atoi(s[m[4]:m[5]]))
-	}
-	for _, m := range dateMonthYear.FindAllStringSubmatchIndex(s, -1) {
-		if free(m[0], m[1]) {
-			add(m[0], m[1], atoi(s[m[4]:m[5]]), int(monthNames[strings.ToLower(s[m[2]:m[3]])]), 0)
-		}
-	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })
-	var out []string
-	for _, h := range hits {
-		if !slices.Contains(out, h.iso) {
-			out = append(out, h.iso)
-		}
-	}
-	return out
-}
-
-func atoi(s string) int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-var (
-	amountDollarSign = regexp.MustCompile(`\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?:\s?(k|K|thousand|million)\b)?`)
-	amountWords      = regexp.MustCompile(`\b(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?\s+(?:dollars|USD)\b`)
-)
-
-// findAmounts returns the sums of money s states, as "1800.00 USD", in
-// order of first appearance.
-func findAmounts(s string) []string {
-	var out []string
-	add := func(whole, frac, scale string) {
-		w := strings.ReplaceAll(whole, ",", "")
-		if len(w) > 12 {
-			return
-		}
-		units, err := strconv.ParseInt(w, 10, 64)
-		if err != nil {
-			return
-		}
-		cents := units * 100
-		if frac != "" {
-			f, _ := strconv.ParseInt((frac + "0")[:2], 10, 64)
-			cents += f
-		}
-		switch strings.ToLower(scale) {
-		case "k", "thousand":
-			cents *= 1000
-		case "million":
-			cents *= 1_000_000
-		}
-		a := fmt.Sprintf("%d.%02d USD", cents/100, cents%100)
-		if !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	group := func(m []int, i int) string {
-		if m[2*i] < 0 {
-			return ""
-		}
-		return s[m[2*i]:m[2*i+1]]
-	}
-	type hit struct {
-		at                 int
-		whole, frac, scale string
-	}
-	var hits []hit
-	for _, m := range amountDollarSign.FindAllStringSubmatchIndex(s, -1) {
-		hits = append(hits, hit{m[0], group(m, 1), group(m, 2), group(m, 3)})
-	}
-	for _, m := range amountWords.FindAllStringSubmatchIndex(s, -1) {
-		if m[0] > 0 && s[m[0]-1] == '$' {
-			continue
-		}
-		hits = append(hits, hit{m[0], group(m, 1), group(m, 2), ""})
-	}
-	slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })
-	for _, h := range hits {
-		add(h.whole, h.frac, h.scale)
-	}
-	return out
 }
 
 // roles are the words that name a party by its role.

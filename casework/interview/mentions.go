@@ -426,3 +426,38 @@ func findAddresses(s string, add func(start, end int, typ, norm string)) {
 		add(m[0], end, TypeAddress, collapse(s[m[0]:end]))
 	}
 }
+
+// DatesAndAmounts returns the calendar dates (ISO: "2024-03-15", or
+// "2024-03" for a month) and the sums of money ("1800.00 USD") s states,
+// each once, in order of first appearance. Dates without a year and
+// relative ones ("last week") are left out: they name no day on their own.
+func DatesAndAmounts(s string) (dates, amounts []string) {
+	type hit struct {
+		at       int
+		typ, val string
+	}
+	var hits []hit
+	taken := make([]bool, len(s))
+	add := func(start, end int, typ, norm string) {
+		if start >= end || end > len(s) || slices.Contains(taken[start:end], true) {
+			return
+		}
+		for i := start; i < end; i++ {
+			taken[i] = true
+		}
+		hits = append(hits, hit{start, typ, norm})
+	}
+	findDates(s, add)
+	findAmounts(s, add)
+	slices.SortStableFunc(hits, func(a, b hit) int { return a.at - b.at })
+	for _, h := range hits {
+		switch {
+		case h.val == "" || strings.HasPrefix(h.val, "--"):
+		case h.typ == TypeDate && !slices.Contains(dates, h.val):
+			dates = append(dates, h.val)
+		case h.typ == TypeAmount && !slices.Contains(amounts, h.val):
+			amounts = append(amounts, h.val)
+		}
+	}
+	return dates, amounts
+}
